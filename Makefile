@@ -1,0 +1,29 @@
+# make demo  - create .venv, install, run the conformance suite on the bundled correct and buggy submissions
+# make test  - create .venv, install, run the whole test suite
+PYTHON ?= python3
+VENV   ?= .venv
+PY      = $(VENV)/bin/python
+EXTRAS ?= test,gpu,cluster
+
+.PHONY: venv demo test bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[$(EXTRAS)]"
+	touch $@
+
+venv: $(VENV)/.installed
+
+demo: venv
+	$(PY) -m graders.demo
+
+test: venv
+	$(PY) -m pytest -q -p no:cacheprovider
+
+bench: venv
+	$(PY) -m pip install -q -e ".[bench]"
+	$(PY) benchmarks/bench_reference.py
+
+clean:
+	rm -rf $(VENV) .hypothesis .pytest_cache build *.egg-info
