@@ -1,0 +1,1 @@
+"""Checks and products built on the spec: conformance suite, grader, audits."""
