@@ -1,0 +1,265 @@
+"""Launch executor-built kernels over numpy buffers, with the checks a GPU cannot give.
+
+``Module(source).get_function(name)`` returns a kernel callable like ``cupy.RawKernel``:
+``kernel(grid, block, args, shared_mem=0)`` with numpy arrays for pointer parameters and
+numpy scalars (np.int32, np.float32, ...) for value parameters, so the host code of andrea_gpu
+is the same on both backends.
+
+Each launch runs the whole grid several times, each time from the same starting contents:
+
+* in different schedules (blocks and the threads of a block forward, reversed, shuffled).
+  Every schedule is a legal GPU schedule, so a correct kernel gives the same bytes in all of
+  them; different bytes mean a missing ``__syncthreads()``, a race between threads or blocks, or
+  a read of memory no thread wrote yet (shared memory starts as 0xFF bytes in every block);
+* with every array argument in its own mapping, between two PROT_NONE guard pages: first
+  flush against the page after it, then flush against the page before it (16-byte aligned), so
+  a read or write past either end faults and is reported with the argument and the byte offset.
+  The bytes between a buffer and its guard (fewer than 16 past the end, in the first layout)
+  hold canaries that are checked after the launch, so a write there is reported too.
+
+Only when every run agrees are the results copied back into the caller's arrays.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import mmap
+import os
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .build import build, kernel_names
+
+PAGE = mmap.PAGESIZE
+CANARY = 0xFF
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mmap.restype = ctypes.c_void_p
+_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                       ctypes.c_int, ctypes.c_long]
+_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+_libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+
+ORDERS = {"forward": 0, "reverse": 1, "shuffle": 2}
+#: Schedules a launch runs in unless told otherwise (env ANDREA_EXEC_ORDERS, comma-separated).
+DEFAULT_ORDERS = ("forward", "reverse", "shuffle")
+_STATUS = {1: "fault", 2: "divergent barrier", 3: "barrier not reached by every thread",
+           4: "trap", 5: "bad launch"}
+
+
+class KernelError(RuntimeError):
+    """A kernel misbehaved on the CPU executor (fault, out-of-bounds access, barrier misuse)."""
+
+
+class OutOfBoundsError(KernelError):
+    """A kernel touched memory outside an argument buffer."""
+
+
+class RaceError(KernelError):
+    """Two legal schedules of the same launch gave different results."""
+
+
+def default_orders() -> tuple[str, ...]:
+    env = os.environ.get("ANDREA_EXEC_ORDERS")
+    if not env:
+        return DEFAULT_ORDERS
+    orders = tuple(o.strip() for o in env.split(",") if o.strip())
+    bad = [o for o in orders if o not in ORDERS]
+    if bad or not orders:
+        raise ValueError(f"ANDREA_EXEC_ORDERS must list schedules from {sorted(ORDERS)}, "
+                         f"got {env!r}")
+    return orders
+
+
+class _Guarded:
+    """One array argument copied into its own mapping between two PROT_NONE pages."""
+
+    def __init__(self, arr: np.ndarray, flush_end: bool):
+        self.nbytes = arr.nbytes
+        body = -(-max(self.nbytes, 1) // PAGE) * PAGE + (PAGE if not flush_end else 0)
+        self.size = body + 2 * PAGE
+        base = _libc.mmap(None, self.size, mmap.PROT_READ | mmap.PROT_WRITE,
+                          mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+        if base in (None, ctypes.c_void_p(-1).value):
+            raise MemoryError(f"cannot map {self.size} bytes for a kernel argument")
+        self.base = base
+        self.lo, self.hi = base + PAGE, base + PAGE + body  # accessible range
+        _libc.mprotect(base, PAGE, 0)
+        _libc.mprotect(self.hi, PAGE, 0)
+        self.addr = ((self.hi - self.nbytes) & ~15) if flush_end else self.lo
+        ctypes.memset(self.lo, CANARY, body)
+        ctypes.memmove(self.addr, arr.ctypes.data, self.nbytes)
+
+    def read(self, dtype, shape) -> np.ndarray:
+        raw = (ctypes.c_char * self.nbytes).from_address(self.addr)
+        return np.frombuffer(bytes(raw), dtype=dtype).reshape(shape)
+
+    def canary_damage(self) -> int | None:
+        """Offset (from the buffer start) of the first overwritten canary byte, else None."""
+        full = np.frombuffer(bytes((ctypes.c_char * (self.hi - self.lo)).from_address(self.lo)),
+                             dtype=np.uint8)
+        start, end = self.addr - self.lo, self.addr - self.lo + self.nbytes
+        outside = np.concatenate([np.flatnonzero(full[:start] != CANARY) - start,
+                                  np.flatnonzero(full[end:] != CANARY) + self.nbytes])
+        return int(outside[0]) if outside.size else None
+
+    def free(self):
+        _libc.munmap(self.base, self.size)
+
+
+@dataclass(frozen=True)
+class _Param:
+    kind: int  # 0 pointer, 100+size float, 200+size signed, 300+size unsigned
+
+    def describe(self) -> str:
+        if self.kind == 0:
+            return "a pointer (pass a numpy array)"
+        fam, size = divmod(self.kind, 100)
+        name = {1: "float", 2: "int", 3: "uint"}[fam]
+        return f"a {8 * size}-bit {name} (pass np.{name}{8 * size})"
+
+
+class Kernel:
+    """One ``__global__`` function of a Module, callable like ``cupy.RawKernel``."""
+
+    def __init__(self, module: "Module", name: str):
+        self.module, self.name = module, name
+        lib = module.lib
+        self._launch = getattr(lib, f"andrea_launch__{name}")
+        self._launch.argtypes = [ctypes.POINTER(ctypes.c_ulonglong), ctypes.POINTER(ctypes.c_void_p)]
+        self._launch.restype = ctypes.c_int
+        sig = getattr(lib, f"andrea_sig__{name}")
+        kinds = (ctypes.c_int * 64)()
+        n = sig(kinds, 64)
+        self.params = tuple(_Param(kinds[i]) for i in range(n))
+
+    # ------------------------------------------------------------------ argument handling
+    def _check_args(self, args: Sequence) -> None:
+        if len(args) != len(self.params):
+            raise TypeError(f"kernel {self.name} takes {len(self.params)} arguments, "
+                            f"got {len(args)}")
+        for i, (a, p) in enumerate(zip(args, self.params)):
+            if p.kind == 0:
+                if not isinstance(a, np.ndarray):
+                    raise TypeError(f"kernel {self.name} argument {i} must be {p.describe()}, "
+                                    f"got {type(a).__name__}")
+                if not a.flags.c_contiguous:
+                    raise ValueError(f"kernel {self.name} argument {i} must be C-contiguous")
+            else:
+                fam, size = divmod(p.kind, 100)
+                want = {1: "f", 2: "i", 3: "u"}[fam]
+                if not isinstance(a, np.generic) or a.dtype.kind != want or a.dtype.itemsize != size:
+                    raise TypeError(f"kernel {self.name} argument {i} must be {p.describe()}, "
+                                    f"got {type(a).__name__} {a!r}")
+
+    @staticmethod
+    def _dims(name: str, value) -> tuple[int, int, int]:
+        dims = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+        if not 1 <= len(dims) <= 3 or not all(isinstance(d, (int, np.integer)) for d in dims):
+            raise TypeError(f"{name} must be an int or a tuple of 1 to 3 ints, got {value!r}")
+        dims = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
+        if min(dims) < 1:
+            raise ValueError(f"{name} dimensions must be at least 1, got {value!r}")
+        return dims
+
+    # ------------------------------------------------------------------ launch
+    def __call__(self, grid, block, args, shared_mem: int = 0, *, orders=None, seed: int = 0,
+                 check_order: bool = True):
+        """Run the grid over `args` (see the module docstring); results land in the arrays.
+
+        `orders` names the schedules (default: ``default_orders()``); with check_order=False
+        the runs are not compared (for kernels whose float atomics make the last bit depend on
+        the schedule). Raises OutOfBoundsError, RaceError or KernelError.
+        """
+        g, b = self._dims("grid", grid), self._dims("block", block)
+        if b[0] * b[1] * b[2] > 1024:
+            raise ValueError(f"block has {b[0] * b[1] * b[2]} threads, more than 1024")
+        args = list(args)
+        self._check_args(args)
+        orders = tuple(orders or default_orders())
+        arrays = [i for i, p in enumerate(self.params) if p.kind == 0]
+        results = None
+        for run, order in enumerate(orders):
+            got = self._run(g, b, int(shared_mem), args, arrays, ORDERS[order], seed + run,
+                            flush_end=run % 2 == 0, label=order)
+            if results is None:
+                results = got
+            elif check_order:
+                for i, first, now in zip(arrays, results, got):
+                    if first.tobytes() != now.tobytes():
+                        diff = np.flatnonzero(first.reshape(-1).view(np.uint8)
+                                              != now.reshape(-1).view(np.uint8))
+                        elem = int(diff[0]) // max(first.itemsize, 1)
+                        raise RaceError(
+                            f"kernel {self.name}: argument {i} differs between the "
+                            f"'{orders[0]}' and '{order}' schedules of the same launch (first "
+                            f"at element {elem}: {first.reshape(-1)[elem]!r} vs "
+                            f"{now.reshape(-1)[elem]!r}); a __syncthreads() is missing, threads "
+                            f"race, or memory is read before any thread wrote it")
+        for i, res in zip(arrays, results):
+            np.copyto(args[i], res)
+
+    def _run(self, g, b, shmem, args, arrays, order, seed, flush_end, label):
+        guarded = {i: _Guarded(args[i], flush_end) for i in arrays}
+        try:
+            holders, ptrs = [], (ctypes.c_void_p * max(len(args), 1))()
+            for i, a in enumerate(args):
+                if i in guarded:
+                    h = ctypes.c_void_p(guarded[i].addr)
+                else:
+                    h = ctypes.create_string_buffer(a.tobytes(), a.dtype.itemsize)
+                holders.append(h)
+                ptrs[i] = ctypes.cast(ctypes.pointer(h), ctypes.c_void_p)
+            cfg = (ctypes.c_ulonglong * 10)(*g, *b, shmem, order, order, seed)
+            status = self._launch(cfg, ptrs)
+            if status:
+                self._raise(status, guarded, label)
+            for i, buf in guarded.items():
+                off = buf.canary_damage()
+                if off is not None:
+                    raise OutOfBoundsError(
+                        f"kernel {self.name} wrote outside argument {i} ({buf.nbytes} bytes) at "
+                        f"byte offset {off}")
+            return [guarded[i].read(args[i].dtype, args[i].shape) for i in arrays]
+        finally:
+            for buf in guarded.values():
+                buf.free()
+
+    def _raise(self, status, guarded, label):
+        lib = self.module.lib
+        msg = lib.andrea_exec_message().decode(errors="replace")
+        where = (ctypes.c_longlong * 6)()
+        lib.andrea_exec_fault_where(where)
+        at = f"block ({where[0]},{where[1]},{where[2]}) thread ({where[3]},{where[4]},{where[5]})"
+        if status == 1:
+            addr = lib.andrea_exec_fault_addr() or 0
+            for i, buf in guarded.items():
+                if buf.base <= addr < buf.base + buf.size:
+                    raise OutOfBoundsError(
+                        f"kernel {self.name}: {at} accessed argument {i} out of bounds at byte "
+                        f"offset {addr - buf.addr} (the buffer has {buf.nbytes} bytes)")
+            raise KernelError(f"kernel {self.name}: {at}: {msg}")
+        raise KernelError(f"kernel {self.name} ({_STATUS.get(status, status)}, "
+                          f"{label} schedule): {at}: {msg}")
+
+
+class Module:
+    """A CUDA source built for the executor; ``get_function(name)`` gives a Kernel."""
+
+    def __init__(self, source: str, name: str = "kernel.cu"):
+        self.name = name
+        self.path = build(source, name)
+        self.lib = ctypes.CDLL(str(self.path))
+        self.lib.andrea_exec_message.restype = ctypes.c_char_p
+        self.lib.andrea_exec_fault_addr.restype = ctypes.c_void_p
+        self.kernel_names = tuple(kernel_names(source))
+        self._kernels: dict[str, Kernel] = {}
+
+    def get_function(self, name: str) -> Kernel:
+        if name not in self.kernel_names:
+            raise AttributeError(f"{self.name} has no __global__ function {name!r} "
+                                 f"(it has {', '.join(self.kernel_names) or 'none'})")
+        if name not in self._kernels:
+            self._kernels[name] = Kernel(self, name)
+        return self._kernels[name]
