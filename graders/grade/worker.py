@@ -1,0 +1,257 @@
+"""The submission worker: imports one submission and answers calls over a pipe.
+
+Runs as ``python -I -S worker.py ...`` in a scratch directory, usually inside bubblewrap. It must
+not import anything of the project (the grader copies this file and ``protocol.py`` into a
+runtime folder), and the project is not on its ``sys.path``: only the standard library, the
+whitelisted packages (NumPy, SciPy) and the submission's own folder are.
+
+Requests and replies are frames of ``protocol.py``. The first reply, after the import, is
+``{"ready": [names of the contract functions the module defines]}`` or ``{"import_error": ...}``.
+Then every ``{"op": "call", "fn": name, "args": [...], "kwargs": [[k, v], ...]}`` gets one of
+
+    {"ok": value, "mutated": [[index, value], ...], "rngs": [[index, state], ...]}
+    {"exc": {"type": "IndexError", "bases": ["IndexError", "LookupError", ...], "msg": "..."}}
+    {"fault": "forbidden" | "memory" | "crash" | "result", "msg": "..."}
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.abc
+import importlib.util
+import os
+import sys
+import traceback
+
+MSG_LIMIT = 4000
+
+
+def _load_protocol(runtime_dir: str):
+    spec = importlib.util.spec_from_file_location("_andrea_worker_protocol",
+                                                  os.path.join(runtime_dir, "protocol.py"))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class _Refuse(importlib.abc.MetaPathFinder):
+    """Refuses the grader's and the reference's packages, and remembers who asked."""
+
+    def __init__(self, names):
+        self.names = tuple(names)
+        self.attempts: list[str] = []
+
+    def find_spec(self, fullname, path=None, target=None):
+        top = fullname.split(".", 1)[0]
+        if top in self.names:
+            self.attempts.append(fullname)
+            raise ImportError(f"importing {fullname} is not allowed in a submission",
+                              name=fullname)
+        return None
+
+
+def _safe_str(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except BaseException:  # noqa: BLE001 - a hostile __str__
+        text = "<message unavailable>"
+    return text[:MSG_LIMIT]
+
+
+def _exc_info(exc: BaseException) -> dict:
+    bases = []
+    for cls in type(exc).__mro__:
+        if getattr(cls, "__module__", None) == "builtins":
+            bases.append(cls.__name__)
+    return {"type": str(type(exc).__name__)[:100], "bases": bases[:20], "msg": _safe_str(exc)}
+
+
+def _import_error(exc: BaseException, module_path: str) -> dict:
+    info = _exc_info(exc)
+    if isinstance(exc, SyntaxError):
+        info["line"] = exc.lineno
+        info["text"] = (exc.text or "").rstrip()[:300]
+        info["msg"] = str(exc.msg)[:MSG_LIMIT]
+    else:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                  if f.filename.startswith(os.path.dirname(module_path))]
+        if frames:
+            info["line"] = frames[-1].lineno
+            info["text"] = (frames[-1].line or "")[:300]
+    return info
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runtime", required=True)
+    ap.add_argument("--req-fd", type=int, required=True)
+    ap.add_argument("--resp-fd", type=int, required=True)
+    ap.add_argument("--module", required=True, help="the submission's .py file")
+    ap.add_argument("--site", action="append", default=[])
+    ap.add_argument("--functions", default="")
+    ap.add_argument("--forbid", default="andrea_ref,andrea_gpu,graders,spec")
+    ap.add_argument("--drop-uid", type=int, default=None)
+    ap.add_argument("--kernel", action="store_true", help="the submission is CUDA source")
+    args = ap.parse_args(argv)
+
+    if args.drop_uid is not None and os.getuid() == 0:
+        os.setgroups([])
+        os.setgid(args.drop_uid)
+        os.setuid(args.drop_uid)
+
+    sys.path[:] = [p for p in sys.path if p and os.path.isdir(p) or p.endswith(".zip")]
+    sys.path.extend(args.site)
+    module_dir = os.path.dirname(os.path.abspath(args.module))
+    sys.path.insert(0, module_dir)
+    refuse = _Refuse([n for n in args.forbid.split(",") if n])
+    sys.meta_path.insert(0, refuse)
+
+    req = os.fdopen(args.req_fd, "rb", buffering=0)
+    resp_fd = args.resp_fd
+    P = _load_protocol(args.runtime)
+
+    def send(header: dict, blobs=()) -> None:
+        data = memoryview(P.pack(header, list(blobs)))
+        while data:
+            n = os.write(resp_fd, data)
+            data = data[n:]
+
+    def recv():
+        head = _read_exact(req, 8)
+        if head is None:
+            return None
+        body = _read_exact(req, P.frame_length(head))
+        if body is None:
+            return None
+        return P.unpack(body)
+
+    import numpy as np  # noqa: F401 - imported before the submission can patch anything
+
+    functions = [f for f in args.functions.split(",") if f]
+    try:
+        if args.kernel:
+            module = _load_kernel(args.module)
+        else:
+            spec = importlib.util.spec_from_file_location("submission", args.module)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules["submission"] = module
+            spec.loader.exec_module(module)
+    except MemoryError:
+        send({"fault": "memory", "msg": "ran out of memory while importing"})
+        return 3
+    except SystemExit as exc:
+        send({"fault": "crash", "msg": f"called sys.exit({_safe_str(exc)}) while importing"})
+        return 4
+    except BaseException as exc:  # noqa: BLE001 - everything the import does is reported
+        if refuse.attempts:
+            send({"fault": "forbidden", "msg": refuse.attempts[0]})
+            return 5
+        send({"import_error": _import_error(exc, args.module)})
+        return 0
+    if refuse.attempts:
+        send({"fault": "forbidden", "msg": refuse.attempts[0]})
+        return 5
+    present = [f for f in functions if _has(module, f)]
+    send({"ready": present})
+
+    while True:
+        msg = recv()
+        if msg is None:
+            return 0
+        header, blobs = msg
+        if header.get("op") != "call":
+            continue
+        _serve_call(P, module, header, blobs, send, refuse)
+
+
+def _has(module, name) -> bool:
+    try:
+        return name in vars(module) or hasattr(module, name)
+    except BaseException:  # noqa: BLE001
+        return False
+
+
+def _serve_call(P, module, header, blobs, send, refuse) -> None:
+    import numpy as np
+
+    fn_name = header.get("fn")
+    try:
+        args = P.decode(header.get("args"), blobs)
+        kwargs = dict(P.decode(header.get("kwargs"), blobs))
+    except Exception as exc:  # noqa: BLE001
+        send({"fault": "protocol", "msg": f"bad request: {exc}"})
+        return
+    before = {}
+    for key, a in list(enumerate(args)) + list(kwargs.items()):
+        if type(a) is np.ndarray:
+            before[key] = a.tobytes()
+    seen = len(refuse.attempts)
+    try:
+        fn = getattr(module, fn_name)
+        result = fn(*args, **kwargs)
+    except MemoryError:
+        send({"fault": "memory", "msg": f"ran out of memory in {fn_name}()"})
+        return
+    except SystemExit as exc:
+        send({"fault": "crash", "msg": f"called sys.exit({_safe_str(exc)}) in {fn_name}()"})
+        os._exit(4)
+    except KeyboardInterrupt:
+        send({"fault": "crash", "msg": f"raised KeyboardInterrupt in {fn_name}()"})
+        os._exit(4)
+    except BaseException as exc:  # noqa: BLE001 - reported as the submission's exception
+        if len(refuse.attempts) > seen:
+            send({"fault": "forbidden", "msg": refuse.attempts[seen]})
+            return
+        send({"exc": _exc_info(exc)})
+        return
+    if len(refuse.attempts) > seen:
+        send({"fault": "forbidden", "msg": refuse.attempts[seen]})
+        return
+    out_blobs: list = []
+    try:
+        value = P.encode(result, out_blobs)
+        mutated, rngs = [], []
+        for key, a in list(enumerate(args)) + list(kwargs.items()):
+            if key in before and a.tobytes() != before[key]:
+                mutated.append([key, P.encode(a, out_blobs)])
+            elif isinstance(a, np.random.Generator):
+                rngs.append([key, P.encode(a.bit_generator.state, out_blobs)])
+    except MemoryError:
+        send({"fault": "memory", "msg": f"ran out of memory sending the result of {fn_name}()"})
+        return
+    except Exception as exc:  # noqa: BLE001 - e.g. a result of a type that cannot cross
+        send({"fault": "result", "msg": f"{fn_name}() returned {_safe_str(exc)}"})
+        return
+    send({"ok": value, "mutated": mutated, "rngs": rngs}, out_blobs)
+
+
+def _load_kernel(path: str):
+    """A .cu submission: compile it with andrea_gpu and expose the contract functions."""
+    try:
+        from andrea_gpu.submission import compile_kernel_source, load_kernel_submission
+    except ImportError as exc:
+        raise RuntimeError(f"kernel grading unavailable: {exc}") from None
+    ok, log = compile_kernel_source(path)
+    if not ok:
+        raise _CompileError(str(log)[:MSG_LIMIT])
+    return load_kernel_submission(path)
+
+
+class _CompileError(Exception):
+    pass
+
+
+def _read_exact(f, n: int):
+    chunks, got = [], 0
+    while got < n:
+        b = f.read(min(n - got, 1 << 20))
+        if not b:
+            return None
+        chunks.append(b)
+        got += len(b)
+    return b"".join(chunks)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
