@@ -1,0 +1,283 @@
+"""Host code of andrea_gpu: argument checks, buffers and kernel launches, for any backend.
+
+An ``Engine`` binds a backend (cuda or the CPU executor) to a kernel source. andrea_gpu's own
+engine uses the full kernel set of ``kernels/embedding.cu`` and ``kernels/cosine.cu`` (float32
+and float64 variants, deterministic backward); an engine for a student's kernel submission uses
+only the entry points of the spec's kernel contract (float32), and hands other dtypes to
+andrea_ref so that the Python-level contract still holds.
+
+Every public method raises the reference's errors before any launch (``andrea_ref.validate``),
+so both implementations fail alike; ids that slip past (never, in practice) are caught on the
+device, which reports the first bad flat index instead of reading out of bounds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import andrea_ref
+from andrea_ref import validate
+
+INT32_MAX = np.iinfo(np.int32).max
+
+
+def _int32(name: str, value: int) -> np.int32:
+    if value > INT32_MAX:
+        raise ValueError(f"{name} = {value} does not fit the kernels' int32 arguments "
+                         f"(at most {INT32_MAX})")
+    return np.int32(value)
+
+
+class Engine:
+    """Launches one kernel source on one backend.
+
+    native=True: andrea_gpu's own kernels (every dtype path, the deterministic sorted
+    backward). native=False: only the contract entry points (andrea_lookup,
+    andrea_embed_forward, andrea_embed_backward_token, andrea_embed_backward_position), float32.
+    """
+
+    def __init__(self, backend, embedding_source: str, name: str = "embedding.cu", *,
+                 native: bool = True, cosine_source: str | None = None,
+                 deterministic: bool = True):
+        self.be = backend
+        self.native = native
+        self.deterministic = deterministic
+        self.mod = backend.module(embedding_source, name)
+        self.cos_mod = backend.module(cosine_source, "cosine.cu") if cosine_source else None
+
+    # --------------------------------------------------------------------- helpers
+    def _launch(self, name: str, kind: str, n: int, args, *, mod=None, deterministic=True):
+        kernel = (mod or self.mod).get_function(name)
+        grid, block = self.be.shape(kind, n)
+        self.be.launch(kernel, grid, block, args, deterministic=deterministic)
+
+    def _bad_flag(self):
+        return self.be.xp.full(1, INT32_MAX, dtype=np.int32)
+
+    def _check_bad(self, bad, ids: np.ndarray, num_rows: int, name: str = "token_ids"):
+        first = int(self.be.asnumpy(bad)[0])
+        if first != INT32_MAX:
+            where = [int(i) for i in np.unravel_index(first, ids.shape)] if ids.ndim else []
+            raise IndexError(f"{name}{where} = {int(ids.reshape(-1)[first])} is out of range "
+                             f"[0, {num_rows}) (reported by the device; ids are never wrapped "
+                             f"around)")
+
+    def _ids(self, ids: np.ndarray):
+        _int32("the number of ids", ids.size)
+        return self.be.asarray(ids.reshape(-1).astype(np.int32))
+
+    # --------------------------------------------------------------------- lookup
+    def lookup(self, table, token_ids) -> np.ndarray:
+        """Row i of `table` for each id i, bit for bit: shape ids.shape + (d_model,)."""
+        table = validate.table("table", table)
+        ids = validate.token_ids(token_ids, table.shape[0])
+        rows, d = table.shape
+        out_shape = ids.shape + (d,)
+        if ids.size == 0 or d == 0:
+            return np.empty(out_shape, dtype=table.dtype)
+        n = ids.size
+        num_rows = _int32("the number of table rows", rows)
+        if not self.native:
+            if table.dtype != np.float32:
+                return andrea_ref.lookup(table, ids)
+            tab = self.be.asarray(table)
+            out = self.be.xp.empty((n, d), dtype=np.float32)
+            bad = self._bad_flag()
+            self._launch("andrea_lookup", "rows", n, (tab, self._ids(ids), out, np.int32(n),
+                                                      _int32("d_model", d), num_rows, bad))
+            self._check_bad(bad, ids, rows)
+            return self.be.asnumpy(out).reshape(out_shape)
+        # Native: a bit-exact gather of 32-bit words, for any dtype (rows padded to 4 bytes).
+        row_bytes = d * table.dtype.itemsize
+        words = -(-row_bytes // 4)
+        raw = np.zeros((rows, words * 4), dtype=np.uint8)
+        raw[:, :row_bytes] = np.ascontiguousarray(table).view(np.uint8).reshape(rows, row_bytes)
+        tab = self.be.asarray(raw.view(np.uint32))
+        out = self.be.xp.empty((n, words), dtype=np.uint32)
+        bad = self._bad_flag()
+        self._launch("andrea_gather_words", "rows", n,
+                     (tab, self._ids(ids), out, np.int32(n), _int32("row width", words),
+                      num_rows, bad))
+        self._check_bad(bad, ids, rows)
+        got = self.be.asnumpy(out).view(np.uint8)[:, :row_bytes]
+        return np.ascontiguousarray(got).view(table.dtype).reshape(out_shape)
+
+    # --------------------------------------------------------------------- forward
+    def embed(self, token_ids, token_table, position_table) -> np.ndarray:
+        """token_table[ids[..., t]] + position_table[t]: (T,) or (B, T) ids -> (..., T, d)."""
+        token_table = validate.table("token_table", token_table)
+        position_table = validate.table("position_table", position_table)
+        if token_table.shape[1] != position_table.shape[1]:
+            raise ValueError(f"token_table has d_model = {token_table.shape[1]} but "
+                             f"position_table has d_model = {position_table.shape[1]}")
+        ids = validate.token_ids(token_ids, token_table.shape[0])
+        t = validate.sequence(ids, position_table.shape[0])
+        dtype = np.result_type(token_table, position_table)
+        d = token_table.shape[1]
+        out_shape = ids.shape + (d,)
+        if ids.size == 0 or d == 0:
+            return np.empty(out_shape, dtype=dtype)
+        if dtype == np.float32 or (self.native and dtype == np.float16):
+            kernel, work = "andrea_embed_forward", np.float32
+        elif self.native and dtype == np.float64:
+            kernel, work = "andrea_embed_forward_f64", np.float64
+        elif not self.native:
+            return andrea_ref.embed(ids, token_table, position_table)
+        else:
+            raise TypeError(f"andrea_gpu computes the embedding in float32 or float64, not in "
+                            f"{dtype} (token_table {token_table.dtype}, position_table "
+                            f"{position_table.dtype})")
+        # float16 + float16 computed in float32 and rounded once is numpy's float16 sum.
+        tok = self.be.asarray(token_table.astype(work, copy=False))
+        pos = self.be.asarray(position_table[:t].astype(work, copy=False))
+        n = ids.size
+        out = self.be.xp.empty((n, d), dtype=work)
+        bad = self._bad_flag()
+        self._launch(kernel, "rows", n,
+                     (self._ids(ids), tok, pos, out, np.int32(n), np.int32(t),
+                      _int32("d_model", d), _int32("the number of token_table rows",
+                                                   token_table.shape[0]), bad))
+        self._check_bad(bad, ids, token_table.shape[0])
+        return self.be.asnumpy(out).astype(dtype, copy=False).reshape(out_shape)
+
+    # --------------------------------------------------------------------- backward
+    def embed_backward(self, token_ids, grad_out, vocab_size, context_length,
+                       deterministic: bool | None = None):
+        """(grad_token_table, grad_position_table) of `embed`.
+
+        deterministic (default: the engine's, True for andrea_gpu): sorted ids and a segmented
+        sum, bit-identical from run to run; False: atomicAdd scatter.
+        """
+        vocab_size = validate.size("vocab_size", vocab_size)
+        context_length = validate.size("context_length", context_length)
+        ids = validate.token_ids(token_ids, vocab_size)
+        t = validate.sequence(ids, context_length)
+        grad_out = np.asarray(grad_out)
+        if grad_out.dtype.kind != "f":
+            raise TypeError(f"grad_out must hold floats, got dtype {grad_out.dtype}")
+        if grad_out.ndim != ids.ndim + 1 or grad_out.shape[:-1] != ids.shape:
+            raise ValueError(f"grad_out must have shape token_ids.shape + (d_model,) = "
+                             f"{ids.shape + ('d_model',)}, got {grad_out.shape}")
+        dtype = grad_out.dtype
+        d = grad_out.shape[-1]
+        if not self.native and dtype != np.float32:
+            return andrea_ref.embed_backward(ids, grad_out, vocab_size, context_length)
+        work = np.float32 if dtype in (np.float16, np.float32) else np.float64
+        suffix = "" if work == np.float32 else "_f64"
+        xp = self.be.xp
+        grad_token = xp.zeros((vocab_size, d), dtype=work)
+        grad_pos = xp.zeros((context_length, d), dtype=work)
+        if ids.size and d:
+            n = ids.size
+            d32 = _int32("d_model", d)
+            v32 = _int32("vocab_size", vocab_size)
+            _int32("vocab_size * d_model", vocab_size * d)
+            g = self.be.asarray(grad_out.astype(work, copy=False).reshape(n, d))
+            flat = ids.reshape(-1).astype(np.int64)
+            bad = self._bad_flag()
+            det = self.deterministic if deterministic is None else bool(deterministic)
+            if det and self.native:
+                # Sort by (id, flat index): unique keys, so any sort gives the same order.
+                key = xp.asarray(flat) * n + xp.arange(n, dtype=np.int64)
+                order = xp.argsort(key).astype(np.int32)
+                sorted_ids = xp.asarray(flat)[order]
+                starts = xp.flatnonzero(sorted_ids[1:] != sorted_ids[:-1]) + 1
+                seg = xp.concatenate([xp.zeros(1, dtype=np.int64), starts,
+                                      xp.full(1, n, dtype=np.int64)]).astype(np.int32)
+                nseg = int(seg.shape[0]) - 1
+                self._launch(f"andrea_embed_backward_token_sorted{suffix}", "rows", nseg,
+                             (order, seg, np.int32(nseg), self._ids(ids), g, grad_token, d32,
+                              v32, bad))
+            else:
+                self._launch(f"andrea_embed_backward_token{suffix if self.native else ''}",
+                             "rows", n, (self._ids(ids), g, grad_token, np.int32(n), d32, v32,
+                                         bad), deterministic=False)
+            self._check_bad(bad, ids, vocab_size)
+            batch = n // t
+            self._launch(f"andrea_embed_backward_position{suffix if self.native else ''}",
+                         "flat", t * d, (g, grad_pos, np.int32(batch), np.int32(t), d32))
+        return (self.be.asnumpy(grad_token).astype(dtype, copy=False),
+                self.be.asnumpy(grad_pos).astype(dtype, copy=False))
+
+    # --------------------------------------------------------------------- cosine
+    def _cos_kernels(self, dtype):
+        if self.cos_mod is None:
+            raise RuntimeError("this engine has no cosine kernels")
+        return ("andrea_row_norms", "andrea_cosine_scores") if dtype == np.float32 else (
+            "andrea_row_norms_f64", "andrea_cosine_scores_f64")
+
+    def _scores(self, queries: np.ndarray, table: np.ndarray):
+        """Device array of cos(queries[i], table[r]), shape (Q, V), float64."""
+        norms_k, scores_k = self._cos_kernels(queries.dtype)
+        xp = self.be.xp
+        q, tab = self.be.asarray(queries), self.be.asarray(table)
+        nq, rows, d = queries.shape[0], table.shape[0], table.shape[1]
+        _int32("query rows * table rows", nq * rows)
+        qn, tn = xp.empty(nq, dtype=np.float64), xp.empty(rows, dtype=np.float64)
+        self._launch(norms_k, "reduce", nq, (q, qn, np.int32(nq), np.int32(d)), mod=self.cos_mod)
+        self._launch(norms_k, "reduce", rows, (tab, tn, np.int32(rows), np.int32(d)),
+                     mod=self.cos_mod)
+        for name, norms, arr in (("query", qn, queries), ("table", tn, table)):
+            zero = np.flatnonzero(self.be.asnumpy(norms) == 0)
+            if zero.size:
+                label = "u" if name == "query" and arr.shape[0] == 1 and table.shape[0] == 1 \
+                    else f"{name} row {int(zero[0])}"
+                raise ValueError(f"the cosine is undefined for a zero vector ({label} is all "
+                                 f"zeros)")
+        scores = xp.empty((nq, rows), dtype=np.float64)
+        self._launch(scores_k, "reduce", nq * rows,
+                     (q, qn, tab, tn, scores, np.int32(nq), np.int32(rows), np.int32(d)),
+                     mod=self.cos_mod)
+        return scores
+
+    def cosine_similarity(self, u, v) -> float:
+        """cos(theta) = u . v / (|u| |v|) in [-1, 1], on the device; ValueError for a zero vector."""
+        u, v = validate.vector("u", u), validate.vector("v", v)
+        validate.same_length(u, v)
+        for name, x in (("u", u), ("v", v)):  # the reference's error, before any launch
+            if not np.any(x):
+                raise ValueError(f"cosine_similarity is undefined for a zero vector ({name} is "
+                                 f"all zeros)")
+        scores = self._scores(u.astype(np.float64)[None, :], v.astype(np.float64)[None, :])
+        return float(self.be.asnumpy(scores)[0, 0])
+
+    def nearest_tokens(self, query, table, k: int = 10):
+        """The k rows of `table` most cosine-similar to each query row, best first.
+
+        query: (d,) or (Q, d); table: (V, d) floats. Returns (indices, scores): int64 and
+        float64 arrays of shape (k,) or (Q, k); equal scores are ordered by smaller index.
+        Zero rows (query or table) and non-finite values are a ValueError.
+        """
+        table = validate.table("table", table)
+        q = np.asarray(query)
+        if q.dtype.kind not in "iuf":
+            raise TypeError(f"query must be numeric, got dtype {q.dtype}")
+        if q.ndim not in (1, 2):
+            raise ValueError(f"query must have shape (d_model,) or (Q, d_model), got {q.shape}")
+        if q.shape[-1] != table.shape[1]:
+            raise ValueError(f"query has d_model = {q.shape[-1]} but table has d_model = "
+                             f"{table.shape[1]}")
+        k = validate.size("k", k)
+        rows = table.shape[0]
+        if k > rows:
+            raise ValueError(f"k = {k} is more than the {rows} rows of the table")
+        for name, x in (("query", q), ("table", table)):
+            if not np.all(np.isfinite(x)):
+                raise ValueError(f"{name} must be finite (it holds nan or inf)")
+        q2 = q.reshape(-1, q.shape[-1])
+        if q2.shape[0] == 0 or table.shape[1] == 0:
+            raise ValueError(f"query and table must be non-empty, got shapes {q.shape} and "
+                             f"{table.shape}")
+        work = np.float32 if (q2.dtype == np.float32 and table.dtype == np.float32) \
+            else np.float64
+        scores = self._scores(q2.astype(work), table.astype(work, copy=False))
+        nq = q2.shape[0]
+        xp = self.be.xp
+        idx = xp.empty((nq, k), dtype=np.int32)
+        val = xp.empty((nq, k), dtype=np.float64)
+        self._launch("andrea_topk", "reduce", nq,
+                     (scores, np.int32(nq), np.int32(rows), np.int32(k), idx, val),
+                     mod=self.cos_mod)
+        idx = self.be.asnumpy(idx).astype(np.int64)
+        val = self.be.asnumpy(val)
+        return (idx[0], val[0]) if q.ndim == 1 else (idx, val)
