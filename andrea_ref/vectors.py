@@ -20,16 +20,25 @@ def dot(u, v) -> float:
     return float(np.dot(u, v))
 
 
+def _norm(v: np.ndarray) -> float:
+    # Scale by the largest entry first, so squares neither overflow nor underflow.
+    m = float(np.max(np.abs(v))) if v.size else 0.0
+    if m == 0.0 or not np.isfinite(m):
+        return m
+    s = v / m
+    return m * float(np.sqrt(np.dot(s, s)))
+
+
 def norm(v) -> float:
-    """Euclidean length sqrt(v_0^2 + v_1^2 + ...), computed without overflow."""
-    return float(np.linalg.norm(validate.vector("v", v)))
+    """Euclidean length sqrt(v_0^2 + v_1^2 + ...), computed without overflow or underflow."""
+    return _norm(validate.vector("v", v))
 
 
 def cosine_similarity(u, v) -> float:
     """cos(theta) = u . v / (|u| |v|), in [-1, 1]; ValueError for a zero vector."""
     u, v = validate.vector("u", u), validate.vector("v", v)
     validate.same_length(u, v)
-    nu, nv = np.linalg.norm(u), np.linalg.norm(v)
+    nu, nv = _norm(u), _norm(v)
     if nu == 0 or nv == 0:
         which = "u" if nu == 0 else "v"
         raise ValueError(f"cosine_similarity is undefined for a zero vector ({which} is all zeros)")

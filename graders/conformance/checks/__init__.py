@@ -1,0 +1,1 @@
+"""Conformance checks, one module per part of the contract; importing a module registers them."""

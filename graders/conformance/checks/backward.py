@@ -1,0 +1,162 @@
+"""Backward pass: BWD-TOK-01/02, BWD-POS-01/02, BWD-SHAPE-01, BWD-ERR-01.
+
+Reference sums are taken in float64 (np.add.at, order-independent to far below float32
+roundoff). A row that sums k terms may differ by per_term * k * sum(|terms|).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, strategies as st
+
+from .. import hints, strategies as S
+from ..assertions import (as_array, assert_close_scaled, assert_dtype, assert_equal,
+                          assert_raises, assert_shape, call_repr, fail)
+from ..registry import check
+
+
+def draw_backward(data, spec, *, few_ids=None):
+    """(ids, grad_out, vocab_size, context_length); ids often repeat."""
+    m = spec.model
+    real = data.draw(S.real_sizes(), label="real sizes")
+    vocab = data.draw(S.size(m.vocab_size, 64, real), label="vocab_size")
+    context = data.draw(S.size(m.context_length, 16, real), label="context_length")
+    d = data.draw(S.size(m.d_model, 8, real), label="d_model")
+    t = data.draw(st.integers(1, context), label="T")
+    batched = data.draw(st.booleans(), label="batched")
+    shape = (data.draw(st.integers(1, 2 if real else 4), label="B"), t) if batched else (t,)
+    if few_ids is None:
+        few_ids = data.draw(st.booleans(), label="draw from few ids")
+    pool = min(vocab, 3) if few_ids else vocab  # a small pool forces repeats
+    ids = data.draw(S.ids(pool, shape), label="token_ids")
+    grad = S.table(data.draw(S.seeds(), label="grad seed"), int(np.prod(shape)), d)
+    return ids, grad.reshape(shape + (d,)), vocab, context
+
+
+def _backward(impl, ids, grad, vocab, context):
+    call = call_repr("embed_backward", ids, grad, vocab, context)
+    res = impl.embed_backward(ids, grad, vocab, context)
+    if not isinstance(res, (tuple, list)) or len(res) != 2:
+        fail(f"embed_backward returned {type(res).__name__}, but should return a pair "
+             f"(grad_token_table, grad_position_table)", call)
+    return as_array("grad_token", res[0], call), as_array("grad_position", res[1], call), call
+
+
+def _expected_token(ids, grad, vocab):
+    d = grad.shape[-1]
+    flat, rows = ids.reshape(-1), grad.reshape(-1, d).astype(np.float64)
+    want = np.zeros((vocab, d))
+    np.add.at(want, flat, rows)
+    scale = np.zeros((vocab, d))
+    np.add.at(scale, flat, np.abs(rows))
+    count = np.bincount(flat, minlength=vocab)[:, None]
+    return want, scale * np.maximum(count, 1)
+
+
+def _token_hint(got, ids, grad, vocab):
+    """Spot 'last write wins' (grad[ids] = rows) instead of accumulation."""
+    d = grad.shape[-1]
+    last = np.zeros((vocab, d), dtype=grad.dtype)
+    last[ids.reshape(-1)] = grad.reshape(-1, d)
+    if got.shape == last.shape and np.allclose(got, last) and len(np.unique(ids)) < ids.size:
+        return hints.REPEATED_IDS
+    return None
+
+
+@check("BWD-TOK-01", requires=("embed_backward",))
+def token_gradient_scatter_add(impl, spec):
+    """grad_token[v] == sum of grad_out rows whose id is v; repeated ids accumulate."""
+    tol = spec.tolerance(np.float32)["per_term"]
+
+    @given(data=st.data())
+    def prop(data):
+        ids, grad, vocab, context = draw_backward(data, spec)
+        gtok, _, call = _backward(impl, ids, grad, vocab, context)
+        assert_shape("grad_token", gtok, (vocab, grad.shape[-1]), call)
+        want, scale = _expected_token(ids, grad, vocab)
+        assert_close_scaled("grad_token", gtok, want, scale, tol, call,
+                            hint=_token_hint(gtok, ids, grad, vocab))
+
+    prop()
+
+
+@check("BWD-TOK-02", requires=("embed_backward",))
+def token_gradient_zero_rows(impl, spec):
+    """Rows of ids that do not occur in the batch are exactly zero."""
+
+    @given(data=st.data())
+    def prop(data):
+        ids, grad, vocab, context = draw_backward(data, spec, few_ids=True)
+        gtok, _, call = _backward(impl, ids, grad, vocab, context)
+        assert_shape("grad_token", gtok, (vocab, grad.shape[-1]), call)
+        absent = np.setdiff1d(np.arange(vocab), ids.reshape(-1))
+        assert_equal(f"grad_token[absent ids]", gtok[absent], np.zeros_like(gtok[absent]), call)
+
+    prop()
+
+
+@check("BWD-POS-01", requires=("embed_backward",))
+def position_gradient_batch_sum(impl, spec):
+    """grad_position[t] == grad_out[..., t, :] summed over the batch."""
+    tol = spec.tolerance(np.float32)["per_term"]
+
+    @given(data=st.data())
+    def prop(data):
+        ids, grad, vocab, context = draw_backward(data, spec)
+        _, gpos, call = _backward(impl, ids, grad, vocab, context)
+        t = ids.shape[-1]
+        assert_shape("grad_position", gpos, (context, grad.shape[-1]), call)
+        g64 = grad.astype(np.float64).reshape((-1, t, grad.shape[-1]))
+        want, scale = g64.sum(axis=0), np.abs(g64).sum(axis=0) * g64.shape[0]
+        hint = None
+        if g64.shape[0] > 1 and np.allclose(gpos[:t], g64.mean(axis=0)):
+            hint = hints.BATCH_SUM
+        assert_close_scaled("grad_position[:T]", gpos[:t], want, scale, tol, call, hint)
+
+    prop()
+
+
+@check("BWD-POS-02", requires=("embed_backward",))
+def position_gradient_zero_past_t(impl, spec):
+    """Rows t >= T of the position gradient are exactly zero."""
+
+    @given(data=st.data())
+    def prop(data):
+        ids, grad, vocab, context = draw_backward(data, spec)
+        _, gpos, call = _backward(impl, ids, grad, vocab, context)
+        assert_shape("grad_position", gpos, (context, grad.shape[-1]), call)
+        t = ids.shape[-1]
+        assert_equal("grad_position[T:]", gpos[t:], np.zeros_like(gpos[t:]), call)
+
+    prop()
+
+
+@check("BWD-SHAPE-01", requires=("embed_backward",))
+def gradient_shapes(impl, spec):
+    """Gradients are float32 arrays of shapes (V, d_model) and (context, d_model)."""
+
+    @given(data=st.data())
+    def prop(data):
+        ids, grad, vocab, context = draw_backward(data, spec)
+        gtok, gpos, call = _backward(impl, ids, grad, vocab, context)
+        d = grad.shape[-1]
+        assert_shape("grad_token", gtok, (vocab, d), call)
+        assert_shape("grad_position", gpos, (context, d), call)
+        assert_dtype("grad_token", gtok, np.float32, call, )
+        assert_dtype("grad_position", gpos, np.float32, call)
+
+    prop()
+
+
+@check("BWD-ERR-01", requires=("embed_backward",))
+def backward_errors(impl, spec):
+    """Out-of-range ids raise IndexError; a grad_out of the wrong shape raises ValueError."""
+    grad = np.ones((3, 4), dtype=np.float32)
+    for ids in (np.array([0, 1, 8]), np.array([0, -1, 2])):
+        assert_raises(IndexError, impl.embed_backward, ids, grad, 8, 16,
+                      call=call_repr("embed_backward", ids, grad, 8, 16), hint=hints.WRAP_AROUND)
+    ids = np.array([0, 1, 2])
+    for bad in (np.ones((2, 4), np.float32), np.ones((3,), np.float32),
+                np.ones((1, 3, 4), np.float32)):
+        assert_raises(ValueError, impl.embed_backward, ids, bad, 8, 16,
+                      call=call_repr("embed_backward", ids, bad, 8, 16))

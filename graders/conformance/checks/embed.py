@@ -1,0 +1,163 @@
+"""Token + position combination: EMB-COMB-01/02, EMB-ERR-03/04, EMB-PURE-01, EMB-PERM-02, EMB-REAL-01."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, strategies as st
+
+from .. import hints, strategies as S
+from ..assertions import (as_array, assert_bitwise_equal, assert_dtype, assert_equal,
+                          assert_raises, assert_shape, call_repr, fail)
+from ..registry import check
+
+
+def draw_problem(data, spec, *, batched=None):
+    """(ids, token_table, position_table) with T <= context, sometimes at real sizes."""
+    m = spec.model
+    real = data.draw(S.real_sizes(), label="real sizes")
+    vocab = data.draw(S.size(m.vocab_size, 64, real), label="vocab_size")
+    context = data.draw(S.size(m.context_length, 16, real), label="context_length")
+    d = data.draw(S.size(m.d_model, 12, real), label="d_model")
+    t = data.draw(st.integers(1, context), label="T")
+    if batched is None:
+        batched = data.draw(st.booleans(), label="batched")
+    shape = (data.draw(st.integers(1, 2 if real else 4), label="B"), t) if batched else (t,)
+    ids = data.draw(S.ids(vocab, shape), label="token_ids")
+    seed = data.draw(S.seeds(), label="table seed")
+    return ids, S.table(seed, vocab, d), S.table(seed + 1, context, d)
+
+
+def _embed(impl, ids, tok, pos):
+    call = call_repr("embed", ids, tok, pos)
+    return as_array("x", impl.embed(ids, tok, pos), call), call
+
+
+def _position_hint(x, ids, tok, pos):
+    t = ids.shape[-1]
+    if x.shape == ids.shape + tok.shape[1:]:
+        if np.array_equal(x, tok[ids]):
+            return hints.POSITION_ROWS
+        if t > 1 and np.array_equal(x, tok[ids] + pos[:t][::-1]):
+            return hints.POSITION_ROWS
+    return None
+
+
+@check("EMB-COMB-01", requires=("embed",))
+def embed_adds_position_rows(impl, spec):
+    """x[..., t, :] == token_table[ids[..., t]] + position_table[t], exactly as a float32 add."""
+
+    @given(data=st.data())
+    def prop(data):
+        ids, tok, pos = draw_problem(data, spec)
+        x, call = _embed(impl, ids, tok, pos)
+        want = tok[ids] + pos[: ids.shape[-1]]
+        assert_equal("x", x, want, call, hint=_position_hint(x, ids, tok, pos))
+
+    prop()
+
+
+@check("EMB-COMB-02", "EMB-DTYPE-01", requires=("embed",))
+def embed_shapes(impl, spec):
+    """(T,) ids give (T, d_model); (B, T) ids give (B, T, d_model); float32 stays float32."""
+
+    @given(data=st.data())
+    def prop(data):
+        ids, tok, pos = draw_problem(data, spec)
+        x, call = _embed(impl, ids, tok, pos)
+        assert_shape("x", x, ids.shape + (tok.shape[1],), call)
+        assert_dtype("x", x, np.float32, call)
+
+    prop()
+
+
+@check("EMB-ERR-03", requires=("embed", "embed_backward"))
+def sequence_longer_than_context(impl, spec):
+    """T > context (rows of the position table) raises ValueError in embed and embed_backward."""
+
+    @given(data=st.data())
+    def prop(data):
+        context = data.draw(st.integers(1, 16), label="context_length")
+        extra = data.draw(st.integers(1, 8), label="T - context")
+        batched = data.draw(st.booleans(), label="batched")
+        t = context + extra
+        ids = np.zeros((2, t) if batched else (t,), dtype=np.int64)
+        tok, pos = S.table(0, 8, 4), S.table(1, context, 4)
+        assert_raises(ValueError, impl.embed, ids, tok, pos,
+                      call=call_repr("embed", ids, tok, pos), hint=hints.CONTEXT)
+        grad = np.ones(ids.shape + (4,), dtype=np.float32)
+        assert_raises(ValueError, impl.embed_backward, ids, grad, 8, context,
+                      call=call_repr("embed_backward", ids, grad, 8, context), hint=hints.CONTEXT)
+
+    prop()
+
+
+@check("EMB-ERR-04", requires=("embed",))
+def d_model_mismatch(impl, spec):
+    """Token and position tables with different d_model raise ValueError."""
+
+    @given(d_tok=st.integers(1, 12), d_pos=st.integers(1, 12))
+    def prop(d_tok, d_pos):
+        if d_tok == d_pos:
+            d_pos += 1
+        ids = np.array([0, 1, 2], dtype=np.int64)
+        tok, pos = S.table(0, 8, d_tok), S.table(1, 8, d_pos)
+        assert_raises(ValueError, impl.embed, ids, tok, pos, call=call_repr("embed", ids, tok, pos))
+
+    prop()
+
+
+@check("EMB-PURE-01", requires=("lookup", "embed", "embed_backward"))
+def inputs_not_mutated(impl, spec):
+    """lookup, embed and embed_backward leave every argument bit for bit as it was."""
+
+    @given(data=st.data())
+    def prop(data):
+        ids, tok, pos = draw_problem(data, spec)
+        grad = S.table(3, ids.size, tok.shape[1]).reshape(ids.shape + (tok.shape[1],))
+        calls = (("lookup", (tok, ids)), ("embed", (ids, tok, pos)),
+                 ("embed_backward", (ids, grad, tok.shape[0], pos.shape[0])))
+        for fn, args in calls:
+            before = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+            call = call_repr(fn, *args)
+            getattr(impl, fn)(*args)
+            for i, (a, b) in enumerate(zip(args, before)):
+                if isinstance(a, np.ndarray):
+                    assert_bitwise_equal(f"argument {i} after the call", a, b, call,
+                                         hint=hints.MUTATION)
+
+    prop()
+
+
+@check("EMB-PERM-02", requires=("embed",))
+def embed_not_permutation_equivariant(impl, spec):
+    """With learned positions, permuting the ids does not just permute the output rows."""
+
+    @given(data=st.data())
+    def prop(data):
+        ids, tok, pos = draw_problem(data, spec, batched=False)
+        t = ids.shape[0]
+        if t < 2:
+            ids = np.concatenate([ids, ids[:1]])
+            pos = S.table(5, 2, tok.shape[1])
+            t = 2
+        perm = np.roll(np.arange(t), 1)  # moves every position
+        a, _ = _embed(impl, ids, tok, pos)
+        b, call = _embed(impl, ids[perm], tok, pos)
+        if np.array_equal(b, a[perm]):
+            fail("embed(ids[perm]) == embed(ids)[perm]: the output ignores positions, but "
+                 "learned position rows make the order visible", call, hints.POSITION_ROWS)
+
+    prop()
+
+
+@check("EMB-REAL-01", requires=("embed",))
+def forward_pass_at_real_size(impl, spec):
+    """A full sequence of context ids at the spec's sizes gives (T, d_model) token + position vectors."""
+    m = spec.model
+    rng = np.random.default_rng(2024)
+    tok, pos = S.table(11, m.vocab_size, m.d_model), S.table(12, m.context_length, m.d_model)
+    ids = rng.integers(0, m.vocab_size, m.context_length)
+    ids[:2] = (0, m.vocab_size - 1)
+    x, call = _embed(impl, ids, tok, pos)
+    assert_shape("x", x, (m.context_length, m.d_model), call)
+    assert_bitwise_equal("x", x, tok[ids] + pos, call, hint=_position_hint(x, ids, tok, pos))

@@ -1,0 +1,172 @@
+"""Token lookup: EMB-LOOKUP-01..03, EMB-ERR-01, EMB-ERR-02, EMB-PERM-01 (and CFG-* at real size)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, strategies as st
+from hypothesis.extra import numpy as hnp
+
+from .. import hints, strategies as S
+from ..assertions import (as_array, assert_bitwise_equal, assert_dtype, assert_equal,
+                          assert_raises, assert_shape, call_repr, fail)
+from ..registry import check
+
+
+def draw_table(data, spec, *, dtype=np.float32, special=False):
+    """A (rows, d_model) table, at the spec's real size about one draw in eight."""
+    real = data.draw(S.real_sizes(), label="real sizes")
+    rows = data.draw(S.size(spec.model.vocab_size, 64, real), label="rows")
+    d = data.draw(S.size(spec.model.d_model, 12, real), label="d_model")
+    seed = data.draw(S.seeds(), label="table seed")
+    table = S.table(seed, rows, d, dtype)
+    if special:
+        table = S.with_special_values(table, seed)
+    return table
+
+
+def _lookup(impl, table, ids):
+    call = call_repr("lookup", table, ids)
+    return as_array("out", impl.lookup(table, ids), call), call
+
+
+def _wrong_row_hint(out, table, ids):
+    """Name the common bug when every row came from ids shifted by one."""
+    for shift in (1, -1):
+        shifted = np.clip(ids.astype(np.int64) + shift, 0, table.shape[0] - 1)
+        if out.shape == ids.shape + table.shape[1:] and np.array_equal(out, table[shifted]):
+            return hints.SHIFTED_IDS
+    return None
+
+
+@check("EMB-LOOKUP-01", requires=("lookup",))
+def lookup_selects_row(impl, spec):
+    """Id i selects row i, bit for bit (NaN, -0.0, inf and subnormals included)."""
+
+    @given(data=st.data())
+    def prop(data):
+        table = draw_table(data, spec, special=data.draw(st.booleans(), label="special values"))
+        shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, max_side=8), label="ids shape")
+        ids = data.draw(S.ids(table.shape[0], shape), label="token_ids")
+        out, call = _lookup(impl, table, ids)
+        assert_bitwise_equal("out", out, table[ids], call, hint=_wrong_row_hint(out, table, ids))
+
+    prop()
+
+
+@check("EMB-LOOKUP-02", requires=("lookup",))
+def lookup_is_onehot_product(impl, spec):
+    """lookup(table, ids) == one_hot(ids) @ table exactly: a lookup does no arithmetic."""
+
+    @given(data=st.data())
+    def prop(data):
+        table = draw_table(data, spec)
+        n = data.draw(st.integers(1, 16), label="number of ids")
+        ids = data.draw(S.ids(table.shape[0], (n,)), label="token_ids")
+        onehot = np.zeros((n, table.shape[0]))
+        onehot[np.arange(n), ids] = 1.0
+        want = (onehot @ table.astype(np.float64)).astype(table.dtype)
+        out, call = _lookup(impl, table, ids)
+        assert_equal("out", out, want, call, hint=_wrong_row_hint(out, table, ids))
+
+    prop()
+
+
+@check("EMB-LOOKUP-03", "EMB-DTYPE-01", requires=("lookup",))
+def lookup_shape_and_dtype(impl, spec):
+    """The result has shape ids.shape + (d_model,) and the table's dtype (float32 stays float32)."""
+
+    @given(data=st.data())
+    def prop(data):
+        dtype = data.draw(st.sampled_from([np.float32, np.float64]), label="table dtype")
+        table = draw_table(data, spec, dtype=dtype)
+        shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=4, max_side=5), label="ids shape")
+        ids = data.draw(S.ids(table.shape[0], shape), label="token_ids")
+        out, call = _lookup(impl, table, ids)
+        assert_shape("out", out, ids.shape + table.shape[1:], call)
+        assert_dtype("out", out, table.dtype, call)
+
+    prop()
+
+
+def _bad_ids(num_rows: int):
+    """Ids with one entry out of range: negative (must not wrap) or >= num_rows."""
+    bad = st.one_of(st.integers(-3 * num_rows, -1), st.integers(num_rows, 3 * num_rows))
+    return st.tuples(st.integers(1, 8), st.integers(0, 7), bad).map(
+        lambda t: _place(num_rows, *t))
+
+
+def _place(num_rows, n, where, bad):
+    ids = np.arange(n, dtype=np.int64) % num_rows
+    ids[where % n] = bad
+    return ids
+
+
+@check("EMB-ERR-01", requires=("lookup", "embed"))
+def out_of_range_ids(impl, spec):
+    """An id < 0 or >= rows raises IndexError in lookup and embed, never wraps around."""
+
+    @given(data=st.data())
+    def prop(data):
+        table = draw_table(data, spec)
+        rows, d = table.shape
+        ids = data.draw(_bad_ids(rows), label="token_ids")
+        assert_raises(IndexError, impl.lookup, table, ids, call=call_repr("lookup", table, ids),
+                      hint=hints.WRAP_AROUND)
+        pos = S.table(1, max(len(ids), 1), d)
+        assert_raises(IndexError, impl.embed, ids, table, pos,
+                      call=call_repr("embed", ids, table, pos), hint=hints.WRAP_AROUND)
+
+    prop()
+
+
+@check("EMB-ERR-02", requires=("lookup", "embed"))
+def non_integer_ids(impl, spec):
+    """Ids that are not integers (floats, even 3.0; bools; strings) raise TypeError."""
+    table = S.table(0, 16, 4)
+    pos = S.table(1, 8, 4)
+    for ids in (np.array([1.0, 3.0]), np.array([0.5]), np.array([True, False]),
+                np.array(["1", "2"]), np.array([1, 2], dtype=np.float32)):
+        assert_raises(TypeError, impl.lookup, table, ids, call=call_repr("lookup", table, ids),
+                      hint=hints.NOT_INTEGER)
+        assert_raises(TypeError, impl.embed, ids, table, pos,
+                      call=call_repr("embed", ids, table, pos), hint=hints.NOT_INTEGER)
+
+
+@check("EMB-PERM-01", requires=("lookup",))
+def lookup_permutation_equivariant(impl, spec):
+    """Without positions, permuting the ids permutes the output rows the same way."""
+
+    @given(data=st.data())
+    def prop(data):
+        table = draw_table(data, spec)
+        n = data.draw(st.integers(2, 16), label="number of ids")
+        ids = data.draw(S.ids(table.shape[0], (n,)), label="token_ids")
+        perm = np.array(data.draw(st.permutations(range(n)), label="permutation"))
+        a, _ = _lookup(impl, table, ids)
+        b, call = _lookup(impl, table, ids[perm])
+        assert_bitwise_equal("lookup(table, ids[perm])", b, a[perm], call)
+
+    prop()
+
+
+@check("CFG-VOCAB-01", "CFG-DMODEL-01", "CFG-CONTEXT-01", requires=("lookup", "embed"))
+def spec_sizes_accepted(impl, spec):
+    """At the spec's real sizes ids 0 and V-1 and T = context work; V and context+1 do not."""
+    m = spec.model
+    tok = S.table(7, m.vocab_size, m.d_model)
+    pos = S.table(8, m.context_length, m.d_model)
+    edge = np.array([0, m.vocab_size - 1], dtype=np.int64)
+    out, call = _lookup(impl, tok, edge)
+    assert_shape("out", out, (2, m.d_model), call)
+    assert_bitwise_equal("out", out, tok[edge], call)
+    assert_raises(IndexError, impl.lookup, tok, np.array([m.vocab_size]),
+                  call=call_repr("lookup", tok, np.array([m.vocab_size])), hint=hints.WRAP_AROUND)
+    ids = np.arange(m.context_length, dtype=np.int64) % m.vocab_size
+    call = call_repr("embed", ids, tok, pos)
+    x = as_array("x", impl.embed(ids, tok, pos), call)
+    assert_shape("x", x, (m.context_length, m.d_model), call)
+    longer = np.zeros(m.context_length + 1, dtype=np.int64)
+    assert_raises(ValueError, impl.embed, longer, tok, pos,
+                  call=call_repr("embed", longer, tok, pos), hint=hints.CONTEXT)
+    if not np.isfinite(x).all():
+        fail("x has non-finite values for finite tables", call)

@@ -1,0 +1,106 @@
+"""Parameter counts: PAR-TOKEN-01, PAR-POS-01, PAR-EMB-01, PAR-ERR-01, shares and tying."""
+
+from __future__ import annotations
+
+import numbers
+
+from hypothesis import given, strategies as st
+
+from spec import round_half_up
+
+from ..assertions import assert_raises, call_repr, fail
+from ..registry import check
+
+_SIZES = st.integers(1, 200_000)
+
+
+def _count(impl, fn: str, *args) -> int:
+    call = call_repr(fn, *args)
+    got = getattr(impl, fn)(*args)
+    if isinstance(got, bool) or not isinstance(got, numbers.Integral):
+        fail(f"{fn} returned {type(got).__name__} {got!r}, but should return an int", call)
+    return int(got)
+
+
+def _expect(impl, fn: str, args: tuple, want: int) -> None:
+    got = _count(impl, fn, *args)
+    if got != want:
+        fail(f"{fn}(...)={got:,}, but should be {want:,}", call_repr(fn, *args))
+
+
+@check("PAR-TOKEN-01", requires=("token_embedding_params",))
+def token_table_params(impl, spec):
+    """The token table has V * d_model parameters (6,488,832 for ANDREA-120M)."""
+    m = spec.model
+    _expect(impl, "token_embedding_params", (m.vocab_size, m.d_model),
+            int(spec.quantities["token_table_params"].value))
+
+    @given(v=_SIZES, d=st.integers(1, 4096))
+    def any_size(v, d):
+        _expect(impl, "token_embedding_params", (v, d), v * d)
+
+    any_size()
+
+
+@check("PAR-POS-01", requires=("position_embedding_params",))
+def position_table_params(impl, spec):
+    """The position table has T * d_model parameters (786,432 for ANDREA-120M)."""
+    m = spec.model
+    _expect(impl, "position_embedding_params", (m.context_length, m.d_model),
+            int(spec.quantities["position_table_params"].value))
+
+    @given(t=_SIZES, d=st.integers(1, 4096))
+    def any_size(t, d):
+        _expect(impl, "position_embedding_params", (t, d), t * d)
+
+    any_size()
+
+
+@check("PAR-EMB-01", requires=("embedding_params",))
+def embedding_layer_params(impl, spec):
+    """The embedding layer holds both tables (7,275,264 for ANDREA-120M)."""
+    m = spec.model
+    _expect(impl, "embedding_params", (m.vocab_size, m.context_length, m.d_model),
+            int(spec.quantities["embedding_params"].value))
+
+    @given(v=_SIZES, t=_SIZES, d=st.integers(1, 4096))
+    def any_size(v, t, d):
+        _expect(impl, "embedding_params", (v, t, d), (v + t) * d)
+
+    any_size()
+
+
+@check("PAR-ERR-01", requires=("token_embedding_params", "position_embedding_params",
+                               "embedding_params"))
+def param_count_errors(impl, spec):
+    """Non-integer sizes are a TypeError; sizes below 1 a ValueError."""
+    d = spec.model.d_model
+    for fn, ok in (("token_embedding_params", (8, d)), ("position_embedding_params", (8, d)),
+                   ("embedding_params", (8, 8, d))):
+        f = getattr(impl, fn)
+        for pos in range(len(ok)):
+            for bad, exc in ((0, ValueError), (-5, ValueError), (2.5, TypeError),
+                             ("768", TypeError), (None, TypeError)):
+                args = list(ok)
+                args[pos] = bad
+                assert_raises(exc, f, *args, call=call_repr(fn, *args))
+
+
+@check("PAR-SHARE-01", "PAR-SHARE-02", "PAR-UNTIED-01",
+       requires=("token_embedding_params", "embedding_params"))
+def parameter_shares(impl, spec):
+    """The shares the course states follow from the implementation's counts."""
+    m = spec.model
+    tok = _count(impl, "token_embedding_params", m.vocab_size, m.d_model)
+    emb = _count(impl, "embedding_params", m.vocab_size, m.context_length, m.d_model)
+    q = spec.quantities
+    for name, value in (("token_table_share_percent", 100 * tok / m.total_params),
+                        ("embedding_share_percent", 100 * emb / m.total_params)):
+        want = q[name]
+        if round_half_up(value, want.decimals or 0) != want.value:
+            fail(f"{name}: {value:.4f} % rounds to {round_half_up(value, want.decimals or 0)}, "
+                 f"but the course states {want.value} % ({want.clause})")
+    # Tying the output projection to the token table saves exactly the token table.
+    if tok != q["tied_savings_params"].value:
+        fail(f"a tied model saves {tok:,} parameters by the implementation's count, but the spec "
+             f"says {q['tied_savings_params'].value:,} (PAR-UNTIED-01)")

@@ -1,0 +1,146 @@
+"""Dot product, norm, cosine: VEC-DOT-01, VEC-NORM-01, VEC-COS-01, VEC-COS-02, VEC-ERR-01.
+
+Sums are compared relative to the problem's scale: a dot product of n terms may be off by
+per_term * n * |u| |v| (exact products summed with math.fsum give the true value), so float32 or
+float64 accumulation in any order passes and a dropped or doubled term does not.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import given, strategies as st
+
+from .. import hints, strategies as S
+from ..assertions import assert_close_scaled, assert_raises, call_repr, fail, scalar
+from ..registry import check
+
+
+def _exact_dot(u, v) -> float:
+    return math.fsum((u.astype(np.float64) * v.astype(np.float64)).tolist())
+
+
+def _exact_norm(v) -> float:
+    v64 = v.astype(np.float64)
+    m = float(np.max(np.abs(v64))) if v.size else 0.0
+    if m == 0:
+        return 0.0
+    return m * math.sqrt(math.fsum(((v64 / m) ** 2).tolist()))
+
+
+def _pair(data, spec):
+    dtype = data.draw(st.sampled_from([np.float32, np.float64]), label="dtype")
+    n = data.draw(st.one_of(st.integers(1, 64), st.just(spec.model.d_model)), label="length")
+    u = data.draw(S.vectors(n, dtype), label="u")
+    v = data.draw(S.vectors(n, dtype), label="v")
+    return u, v, spec.tolerance(dtype)
+
+
+@check("VEC-DOT-01", requires=("dot",))
+def dot_product(impl, spec):
+    """dot(u, v) == sum u_i v_i to roundoff relative to |u| |v|."""
+
+    @given(data=st.data())
+    def prop(data):
+        u, v, tol = _pair(data, spec)
+        call = call_repr("dot", u, v)
+        got = scalar("dot(u, v)", impl.dot(u, v), call)
+        scale = u.size * _exact_norm(u) * _exact_norm(v) + tol["tiny"]
+        assert_close_scaled("dot(u, v)", got, _exact_dot(u, v), scale, tol["per_term"], call)
+
+    prop()
+
+
+@check("VEC-NORM-01", requires=("norm",))
+def vector_norm(impl, spec):
+    """norm(v) == sqrt(sum v_i^2) to roundoff relative to |v|."""
+
+    @given(data=st.data())
+    def prop(data):
+        u, _, tol = _pair(data, spec)
+        call = call_repr("norm", u)
+        got = scalar("norm(v)", impl.norm(u), call)
+        want = _exact_norm(u)
+        assert_close_scaled("norm(v)", got, want, u.size * want + tol["tiny"], tol["per_term"], call)
+
+    prop()
+
+
+@check("VEC-COS-01", requires=("dot", "norm", "cosine_similarity"))
+def dot_is_norms_times_cosine(impl, spec):
+    """u . v == |u| |v| cos(theta), and the cosine lies in [-1, 1]."""
+
+    @given(data=st.data())
+    def prop(data):
+        u, v, tol = _pair(data, spec)
+        nu, nv = _exact_norm(u), _exact_norm(v)
+        if nu == 0 or nv == 0:
+            return
+        call = call_repr("cosine_similarity", u, v)
+        cos = scalar("cosine_similarity(u, v)", impl.cosine_similarity(u, v), call)
+        if not -1.0 <= cos <= 1.0:
+            fail(f"cosine_similarity(u, v)={cos!r}, but a cosine lies in [-1, 1]", call)
+        assert_close_scaled("cosine_similarity(u, v)", cos, _exact_dot(u, v) / (nu * nv),
+                            4 * u.size, tol["per_term"], call)
+        lhs = scalar("dot(u, v)", impl.dot(u, v), call_repr("dot", u, v))
+        rhs = scalar("norm(u)", impl.norm(u), call) * scalar("norm(v)", impl.norm(v), call) * cos
+        assert_close_scaled("dot(u, v) - norm(u) norm(v) cos", lhs, rhs,
+                            6 * u.size * nu * nv + tol["tiny"], tol["per_term"], call)
+
+    prop()
+
+
+@check("VEC-COS-02", requires=("dot", "cosine_similarity"))
+def similarity_by_direction(impl, spec):
+    """Same direction: cos 1, dot |u||v| > 0; opposite: cos -1, dot < 0; orthogonal: 0."""
+    tol = spec.tolerance(np.float64)
+
+    @given(data=st.data())
+    def prop(data):
+        n = data.draw(st.integers(2, 64), label="length")
+        u = data.draw(S.vectors(n, np.float64), label="u")
+        scale = data.draw(st.floats(0.125, 8.0), label="scale")
+        nu = _exact_norm(u)
+        if nu == 0:
+            return
+        loose = 8 * n * 1e-7  # float32 accumulation in an implementation is fine
+        for sign, name in ((1.0, "same direction"), (-1.0, "opposite")):
+            v = sign * scale * u
+            call = call_repr("cosine_similarity", u, v)
+            cos = scalar("cosine_similarity(u, v)", impl.cosine_similarity(u, v), call)
+            if abs(cos - sign) > loose:
+                fail(f"{name}: cosine_similarity(u, v)={cos!r}, but should be {sign:+.0f}", call)
+            d = scalar("dot(u, v)", impl.dot(u, v), call_repr("dot", u, v))
+            if not (d * sign > 0 and abs(d - sign * scale * nu * nu) <= loose * scale * nu * nu):
+                fail(f"{name}: dot(u, v)={d!r}, but should be {sign * scale * nu * nu!r}",
+                     call_repr("dot", u, v))
+        # An orthogonal partner: rotate the first two coordinates' plane, zero the rest.
+        w = np.zeros(n)
+        w[0], w[1] = -u[1], u[0]
+        if _exact_norm(w) == 0:
+            return
+        call = call_repr("dot", u, w)
+        d = scalar("dot(u, w)", impl.dot(u, w), call)
+        assert_close_scaled("dot(u, orthogonal w)", d, 0.0, n * nu * _exact_norm(w) + tol["tiny"],
+                            loose / n, call)
+        c = scalar("cosine_similarity(u, w)", impl.cosine_similarity(u, w),
+                   call_repr("cosine_similarity", u, w))
+        if abs(c) > loose:
+            fail(f"orthogonal: cosine_similarity(u, w)={c!r}, but should be 0", call)
+
+    prop()
+
+
+@check("VEC-ERR-01", requires=("dot", "cosine_similarity"))
+def vector_errors(impl, spec):
+    """Different lengths raise ValueError in dot and cosine; a zero vector's cosine raises ValueError."""
+    for n, m in ((3, 4), (768, 767), (1, 2)):
+        u, v = np.ones(n, np.float32), np.ones(m, np.float32)
+        assert_raises(ValueError, impl.dot, u, v, call=call_repr("dot", u, v))
+        assert_raises(ValueError, impl.cosine_similarity, u, v,
+                      call=call_repr("cosine_similarity", u, v))
+    u, z = np.ones(5, np.float32), np.zeros(5, np.float32)
+    for a, b in ((u, z), (z, u), (z, z)):
+        assert_raises(ValueError, impl.cosine_similarity, a, b,
+                      call=call_repr("cosine_similarity", a, b), hint=hints.ZERO_VECTOR)

@@ -1,0 +1,56 @@
+"""Hypothesis settings profiles for conformance runs.
+
+All are deterministic: derandomized (the same checks and inputs on every run, so a grade is
+reproducible), no example database, no deadline (a submission behind a grading proxy is slow),
+and one bug reported per check.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from hypothesis import HealthCheck, Verbosity, settings
+
+PROFILES = {
+    "dev": 10,        # quick feedback while writing an implementation
+    "ci": 25,         # the project's own test suite
+    "grading": 40,    # andrea-grade
+    "thorough": 400,  # before publishing a spec or an implementation
+}
+DEFAULT_PROFILE = "ci"
+
+
+def _register() -> None:
+    for name, examples in PROFILES.items():
+        settings.register_profile(
+            f"andrea-{name}",
+            max_examples=examples,
+            derandomize=True,
+            database=None,
+            deadline=None,
+            print_blob=False,
+            report_multiple_bugs=False,
+            suppress_health_check=list(HealthCheck),
+            verbosity=Verbosity.quiet,
+        )
+
+
+_register()
+
+
+def check_profile(name: str) -> str:
+    if name not in PROFILES:
+        raise ValueError(f"unknown profile {name!r}; choose one of {', '.join(PROFILES)}")
+    return f"andrea-{name}"
+
+
+@contextmanager
+def use_profile(name: str):
+    """Make `name` Hypothesis's default settings for the duration of the block."""
+    full = check_profile(name)
+    previous = getattr(settings, "_current_profile", None) or "default"
+    settings.load_profile(full)
+    try:
+        yield settings.get_profile(full)
+    finally:
+        settings.load_profile(previous)
