@@ -1,0 +1,172 @@
+"""Speed of andrea_ref's embed / embed_backward against PyTorch's CPU embedding, side by side.
+
+    python benchmarks/bench_reference.py [--quick]
+
+Prints a markdown table: best (and median) time per call, ours/theirs, and bandwidth as a
+fraction of a plain memory copy (np.copyto of a buffer of the same size) timed in the same run.
+Targets (issue 2, section 3), at T=1024, V=8449, d_model=768, float32, B=8 and B=32:
+  forward  <= 1.1x torch's best gather + position add (any variant, even one writing into a
+           preallocated `out=`, which skips allocating the 100 MB output that ours must return);
+  backward <= 1.5x torch's best token-table scatter-add + position-gradient batch sum.
+
+Fairness: the same inputs for everyone, each candidate timed in its own block (2 warm-up calls,
+then `reps` calls) so that it runs in its steady state, blocks cycled `rounds` times, best kept.
+torch runs with its default thread count (printed in the header), and so does ours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, uninstalled
+from andrea_ref import embedding as ref  # noqa: E402
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:
+    sys.exit("benchmarks need torch: pip install -e '.[bench]'  (torch==2.13.0, CPU)")
+
+V, T, D = 8449, 1024, 768
+
+
+def timeit(cands: dict, rounds: int, reps: int) -> dict:
+    """{name: (best_s, median_s)}; each candidate timed in its own block, blocks cycled."""
+    times = {name: [] for name in cands}
+    for _ in range(rounds):
+        for name, fn in cands.items():
+            fn(), fn()  # warm-up: caches, allocator, lazy init
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - t0)
+    return {name: (min(ts), float(np.median(ts))) for name, ts in times.items()}
+
+
+def header() -> list[str]:
+    lines = [
+        f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
+        f"torch {torch.__version__}",
+        f"machine: {platform.machine()}, {os.cpu_count()} logical CPUs "
+        f"({len(os.sched_getaffinity(0))} usable); torch threads {torch.get_num_threads()} "
+        f"(interop {torch.get_num_interop_threads()}); andrea_ref threads for big arrays "
+        f"{ref._num_threads(1 << 30)}; OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')}",
+    ]
+    try:
+        from threadpoolctl import threadpool_info
+        pools = ", ".join(f"{p['internal_api']} {p['num_threads']} threads"
+                          for p in threadpool_info())
+        lines.append(f"threadpoolctl: {pools or 'no native pools loaded'}")
+    except ImportError:
+        lines.append("threadpoolctl: not installed (BLAS is not used by these ops)")
+    lines.append(f"load average before: {os.getloadavg()[0]:.2f} "
+                 "(other busy processes on these 2 cores skew every row, torch's most)")
+    return lines
+
+
+def bench_batch(b: int, rounds: int, reps: int, rng: np.random.Generator):
+    tok = ref.init_table(V, D, rng)
+    pos = ref.init_table(T, D, rng)
+    ids = rng.integers(0, V, size=(b, T))  # int64, as torch wants them
+    grad = rng.standard_normal((b, T, D), dtype=np.float32)
+    t_tok, t_pos, t_ids, t_grad = (torch.from_numpy(a) for a in (tok, pos, ids, grad))
+    flat_ids = t_ids.reshape(-1)
+
+    # Everyone computes the same thing (checked once here, not timed).
+    want = ref.embed(ids, tok, pos)
+    assert np.array_equal(want, (F.embedding(t_ids, t_tok) + t_pos).numpy())
+    g_tok, g_pos = ref.embed_backward(ids, grad, V, T)
+    w_tok = torch.ops.aten.embedding_dense_backward(t_grad, t_ids, V, -1, False)
+    assert np.allclose(g_tok, w_tok.numpy(), atol=1e-4)
+    assert np.allclose(g_pos, t_grad.sum(0).numpy(), atol=1e-4)
+
+    out_pre = torch.empty(b, T, D)
+    np_pre = np.empty((b, T, D), np.float32)
+
+    def torch_index_select_out():  # no allocation: writes into a buffer kept across calls
+        torch.index_select(t_tok, 0, flat_ids, out=out_pre.view(-1, D))
+        out_pre.add_(t_pos)
+
+    def torch_index_select_alloc():
+        return torch.index_select(t_tok, 0, flat_ids).view(b, T, D).add_(t_pos)
+
+    fwd = {
+        "andrea_ref.embed": lambda: ref.embed(ids, tok, pos),
+        "torch F.embedding(ids, tok) + pos": lambda: F.embedding(t_ids, t_tok) + t_pos,
+        "torch index_select(...).add_(pos)": torch_index_select_alloc,
+        "torch index_select(out=prealloc) + add_": torch_index_select_out,
+        "(info) andrea_ref gather into prealloc": lambda: ref._gather_rows(tok, ids, np_pre, pos),
+    }
+
+    w_param = t_tok.clone().requires_grad_(True)
+
+    def torch_autograd():
+        w_param.grad = None
+        F.embedding(t_ids, w_param).backward(t_grad)
+        return w_param.grad, t_grad.sum(0)
+
+    def torch_dense_backward():
+        return (torch.ops.aten.embedding_dense_backward(t_grad, t_ids, V, -1, False),
+                t_grad.sum(0))
+
+    def torch_index_add():
+        return (torch.zeros(V, D).index_add_(0, flat_ids, t_grad.view(-1, D)), t_grad.sum(0))
+
+    bwd = {
+        "andrea_ref.embed_backward": lambda: ref.embed_backward(ids, grad, V, T),
+        "torch aten.embedding_dense_backward + sum": torch_dense_backward,
+        "torch autograd of F.embedding + sum": torch_autograd,
+        "torch zeros.index_add_ + sum": torch_index_add,
+    }
+
+    src = np.ones((b, T, D), np.float32)
+    dst = np.empty_like(src)
+    copy = timeit({"copy": lambda: np.copyto(dst, src)}, rounds, reps)["copy"][0]
+    return timeit(fwd, rounds, reps), timeit(bwd, rounds, reps), copy, src.nbytes
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repeats (noisier)")
+    ap.add_argument("--batches", type=int, nargs="+", default=[8, 32])
+    args = ap.parse_args(argv)
+    rounds, reps = (2, 4) if args.quick else (3, 7)
+    rng = np.random.default_rng(0)
+
+    print("\n".join(f"- {line}" for line in header()))
+    print(f"- T={T}, V={V}, d_model={D}, float32; best of {rounds}x{reps} calls per row "
+          f"(median in brackets); 'of copy' = time of np.copyto of the same bytes (B*T*d*4: "
+          f"the forward output, the backward input) / time of the row\n")
+    print("| op | B | implementation | ms/call (median) | ours/this | GB/s | of copy |")
+    print("|---|---|---|---|---|---|---|")
+    verdicts = []
+    for b in args.batches:
+        fwd, bwd, copy, nbytes = bench_batch(b, rounds, reps, rng)
+        for op, res, target in (("forward", fwd, 1.1), ("backward", bwd, 1.5)):
+            ours_name = next(iter(res))
+            ours = res[ours_name][0]
+            for name, (best, med) in res.items():
+                print(f"| {op} | {b} | {name} | {best * 1e3:.2f} ({med * 1e3:.2f}) | "
+                      f"{ours / best:.2f} | {nbytes / best / 1e9:.1f} | {copy / best:.2f} |")
+            torch_rows = {n: r[0] for n, r in res.items() if n.startswith("torch")}
+            best_name = min(torch_rows, key=torch_rows.get)
+            ratio = ours / torch_rows[best_name]
+            verdicts.append(f"- {op} B={b}: ours/torch-best = {ratio:.2f} (target <= {target}, "
+                            f"{'met' if ratio <= target else 'NOT met'}; best torch: {best_name})")
+        print(f"| copy | {b} | np.copyto, {nbytes / 2**20:.0f} MiB | {copy * 1e3:.2f} | | "
+              f"{nbytes / copy / 1e9:.1f} | 1.00 |")
+    print()
+    print("\n".join(verdicts))
+    print(f"- load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
