@@ -34,12 +34,14 @@ class Engine:
     native=True: andrea_gpu's own kernels (every dtype path, the deterministic sorted
     backward). native=False: only the contract entry points (andrea_lookup,
     andrea_embed_forward, andrea_embed_backward_token, andrea_embed_backward_position), float32.
+    shapes: callable (kind, n) -> (grid, block) overriding the backend's launch shapes.
     """
 
     def __init__(self, backend, embedding_source: str, name: str = "embedding.cu", *,
                  native: bool = True, cosine_source: str | None = None,
-                 deterministic: bool = True):
+                 deterministic: bool = True, shapes=None):
         self.be = backend
+        self.shapes = shapes or backend.shape
         self.native = native
         self.deterministic = deterministic
         self.mod = backend.module(embedding_source, name)
@@ -48,7 +50,7 @@ class Engine:
     # --------------------------------------------------------------------- helpers
     def _launch(self, name: str, kind: str, n: int, args, *, mod=None, deterministic=True):
         kernel = (mod or self.mod).get_function(name)
-        grid, block = self.be.shape(kind, n)
+        grid, block = self.shapes(kind, n)
         self.be.launch(kernel, grid, block, args, deterministic=deterministic)
 
     def _bad_flag(self):
