@@ -1,0 +1,140 @@
+"""`andrea-audit spec`: the spec's own arithmetic, schema and statements.
+
+Schema and consistency come from ``spec.load_spec`` (which reports every schema error, then
+every consistency problem, including every quantity whose value its expression contradicts); a
+spec that fails there is reported with its one-paragraph :class:`spec.SpecError`. A spec that
+loads is then audited further:
+
+* every quantity is recomputed and listed with its expression, exact value and rounding;
+* the numbers in each clause statement must be facts the spec owns for that clause (a statement
+  that still says 8,449 after ``vocab_size`` was edited is caught);
+* every clause with method ``spec`` must have something here to check it (a quantity or a
+  model field), since no conformance check covers it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from decimal import Decimal
+
+from spec import Spec, SpecError, evaluate, load_spec, quantity_findings, round_half_up
+
+from .docs import build_facts, load_rules
+from .numbers import LITERAL, fmt, read_literal, round_to
+
+
+@dataclass
+class SpecCheck:
+    kind: str        # "quantity", "statement", "coverage"
+    subject: str     # quantity name or clause id
+    clause: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class SpecReport:
+    path: str
+    name: str = ""
+    error: str | None = None          # the SpecError paragraph when the file does not load
+    problems: list[str] = field(default_factory=list)
+    checks: list[SpecCheck] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and all(c.ok for c in self.checks)
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "name": self.name, "ok": self.ok, "error": self.error,
+                "problems": self.problems, "checks": [asdict(c) for c in self.checks]}
+
+
+def audit_spec(spec_arg) -> SpecReport:
+    try:
+        spec = load_spec(spec_arg)
+    except SpecError as exc:
+        return SpecReport(path=exc.path, error=str(exc), problems=list(exc.problems))
+    report = SpecReport(path=str(spec.path), name=spec.name)
+    report.checks += quantity_checks(spec)
+    report.checks += statement_checks(spec)
+    report.checks += coverage_checks(spec)
+    return report
+
+
+def quantity_checks(spec: Spec) -> list[SpecCheck]:
+    bad = dict(quantity_findings(spec.raw))      # the loader's own arithmetic, reused
+    names = {k: v for k, v in spec.raw["model"].items()
+             if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    out = []
+    for qname, q in spec.quantities.items():
+        exact = evaluate(q.expr, names)
+        names[qname] = q.value
+        if q.decimals is not None:
+            detail = (f"{q.expr} = {exact:.6g}, rounds to {round_half_up(exact, q.decimals):g} "
+                      f"at {q.decimals} decimal(s); stated {fmt(q.value)}")
+        else:
+            detail = f"{q.expr} = {fmt(Decimal(repr(exact)))}; stated {fmt(q.value)}"
+        if qname in bad:
+            detail = bad[qname]
+        out.append(SpecCheck("quantity", qname, q.clause, qname not in bad, detail))
+    return out
+
+
+_STATEMENT_NUMBER = re.compile(rf"(?<![\w.])(?P<n>{LITERAL})(?P<m>M(?![A-Za-z]))?(?P<p>\s?%)?")
+
+
+def statement_checks(spec: Spec) -> list[SpecCheck]:
+    """Numbers in a clause statement must be facts of that clause (0 and 1 are not checked)."""
+    facts = build_facts(spec, load_rules())
+    by_clause: dict[str, list] = {}
+    for f in facts.values():
+        by_clause.setdefault(f.clause, []).append(f)
+    out = []
+    for c in spec.clauses:
+        owned = by_clause.get(c.id)
+        if not owned:
+            continue
+        text = re.sub(r"[A-Za-z]+_\{?[\w-]+\}?", " ", c.statement)   # drop subscripts
+        for m in _STATEMENT_NUMBER.finditer(text):
+            scale = Decimal(1_000_000) if m.group("m") else Decimal(1)
+            r = read_literal(m.group("n"), "en", scale, scaled=bool(m.group("m")))
+            if r.value is None or r.value in (0, 1):
+                continue
+            kind = "percent" if m.group("p") else None
+            cands = [f for f in owned if (f.kind == "percent") == (kind == "percent")]
+            hit = next((f for f in cands if round_to(f.exact, r.precision) == r.value), None)
+            written = m.group().strip()
+            if hit:
+                out.append(SpecCheck("statement", c.id, c.id, True,
+                                     f"states {written} = {hit.key} ({_show(hit.exact)})"))
+            else:
+                want = ", ".join(f"{f.key} = {fmt(round_to(f.exact, r.precision))}"
+                                 for f in cands) or "no fact of this kind"
+                out.append(SpecCheck("statement", c.id, c.id, False,
+                                     f"statement says {written!r}, but the spec gives {want}"))
+    return out
+
+
+def _show(d: Decimal) -> str:
+    return fmt(d) if d == d.to_integral_value() else f"{float(d):.6g}"
+
+
+def coverage_checks(spec: Spec) -> list[SpecCheck]:
+    facts = build_facts(spec, load_rules())
+    owners: dict[str, list[str]] = {}
+    for f in facts.values():
+        owners.setdefault(f.clause, []).append(f.key)
+    out = []
+    for c in spec.clauses:
+        if c.method != "spec":
+            continue
+        keys = owners.get(c.id, [])
+        if keys:
+            out.append(SpecCheck("coverage", c.id, c.id, True,
+                                 "checked here through " + ", ".join(keys)))
+        else:
+            out.append(SpecCheck("coverage", c.id, c.id, False,
+                                 "method 'spec', but no quantity or model field belongs to it, "
+                                 "so neither a conformance check nor this audit covers it"))
+    return out
