@@ -1,0 +1,103 @@
+// Kernels for the CPU executor's self-tests: correct ones (barrier, shared memory, atomics,
+// dynamic shared memory) and deliberately broken ones (out of bounds, races, barrier misuse)
+// that the executor must catch. Small on purpose: every thread is a fiber.
+
+// Reverse n <= blockDim.x values through shared memory: needs the barrier.
+extern "C" __global__ void reverse_block(const float *x, float *y, int n) {
+    __shared__ float s[1024];
+    const int t = threadIdx.x;
+    if (t < n) s[t] = x[t];
+    __syncthreads();
+    if (t < n) y[t] = s[n - 1 - t];
+}
+
+// The same without the barrier: a race between writer and reader threads.
+extern "C" __global__ void reverse_block_racy(const float *x, float *y, int n) {
+    __shared__ float s[1024];
+    const int t = threadIdx.x;
+    if (t < n) s[t] = x[t];
+    if (t < n) y[t] = s[n - 1 - t];
+}
+
+// Each block reports whether its shared memory was clean (all 0xFF) when it started, then
+// dirties it: blocks must not see each other's shared memory.
+extern "C" __global__ void shared_fresh_per_block(int *clean) {
+    __shared__ int s[64];
+    const int t = threadIdx.x;
+    const int was = s[t];
+    __syncthreads();
+    s[t] = (int)blockIdx.x;
+    __syncthreads();
+    if (was != -1) atomicAnd(clean + blockIdx.x, 0);
+}
+
+// Histogram with integer atomics, plus atomicMin / atomicMax / atomicCAS counters.
+extern "C" __global__ void histogram(const int *v, int n, int *hist, int *lo_hi, int *cas_count) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        atomicAdd(hist + v[i], 1);
+        atomicMin(lo_hi, v[i]);
+        atomicMax(lo_hi + 1, v[i]);
+        int old = *cas_count, seen;
+        do { seen = old; old = atomicCAS(cas_count, seen, seen + 1); } while (old != seen);
+    }
+}
+
+// Block sum in dynamic shared memory (extern __shared__), then one atomicAdd per block.
+extern "C" __global__ void block_sum(const float *x, int n, float *out) {
+    extern __shared__ float buf[];
+    float acc = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) acc += x[i];
+    buf[threadIdx.x] = acc;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) buf[threadIdx.x] += buf[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) atomicAdd(out, buf[0]);
+}
+
+// Copy with an off-by-one bound (i <= n): reads x[n] and writes y[n].
+extern "C" __global__ void copy_off_by_one(const float *x, float *y, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i <= n; i += blockDim.x * gridDim.x) y[i] = x[i];
+}
+
+// Reads one element before the start of x.
+extern "C" __global__ void read_before_start(const float *x, float *y, int n) {
+    const int i = threadIdx.x;
+    if (i < n) y[i] = x[i - 1];
+}
+
+// Writes one element past the end of y (into the slack the guard page cannot cover).
+extern "C" __global__ void write_past_end(float *y, int n) {
+    if (threadIdx.x == 0) y[n] = 1.0f;
+}
+
+// Block b reads what block b+1 wrote: correct only if blocks run in one particular order.
+extern "C" __global__ void cross_block_race(float *y, int nblocks) {
+    const int b = blockIdx.x;
+    if (threadIdx.x == 0) y[b] = (b + 1 < nblocks ? y[b + 1] : 0.0f) + 1.0f;
+}
+
+// Threads take different barriers: undefined behaviour on a GPU.
+extern "C" __global__ void divergent_barrier(float *y) {
+    if (threadIdx.x % 2 == 0) {
+        __syncthreads();
+        y[threadIdx.x] = 1.0f;
+    } else {
+        y[threadIdx.x] = 2.0f;
+        __syncthreads();
+    }
+}
+
+// Some threads return before a barrier the others wait at.
+extern "C" __global__ void early_exit_barrier(float *y, int n) {
+    if ((int)threadIdx.x >= n) return;
+    y[threadIdx.x] = 1.0f;
+    __syncthreads();
+}
+
+// A kernel that calls __trap().
+extern "C" __global__ void traps(float *y) {
+    if (threadIdx.x == 3) __trap();
+    y[threadIdx.x] = 0.0f;
+}

@@ -1,0 +1,140 @@
+"""Self-tests of the CPU executor: it must run correct kernels right and catch broken ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from andrea_gpu.executor import (BuildError, KernelError, Module, OutOfBoundsError, RaceError,
+                                 kernel_names)
+
+
+def f32(*a):
+    return np.asarray(a, dtype=np.float32)
+
+
+# ------------------------------------------------------------------------- correct kernels
+def test_barrier_makes_shared_memory_exchange_correct(selftest_module):
+    x = np.arange(40, dtype=np.float32)
+    y = np.zeros(40, dtype=np.float32)
+    selftest_module.get_function("reverse_block")((1,), (64,), (x, y, np.int32(40)))
+    np.testing.assert_array_equal(y, x[::-1])
+
+
+def test_each_block_starts_with_fresh_shared_memory(selftest_module):
+    clean = np.ones(5, dtype=np.int32)
+    selftest_module.get_function("shared_fresh_per_block")((5,), (64,), (clean,))
+    np.testing.assert_array_equal(clean, 1)
+
+
+def test_atomics_count_exactly(selftest_module):
+    rng = np.random.default_rng(0)
+    v = rng.integers(3, 13, 300).astype(np.int32)
+    hist = np.zeros(16, dtype=np.int32)
+    lo_hi = np.array([1 << 30, -(1 << 30)], dtype=np.int32)
+    count = np.zeros(1, dtype=np.int32)
+    selftest_module.get_function("histogram")((3,), (32,), (v, np.int32(v.size), hist, lo_hi,
+                                                             count))
+    np.testing.assert_array_equal(hist, np.bincount(v, minlength=16))
+    assert lo_hi.tolist() == [v.min(), v.max()]
+    assert count[0] == v.size
+
+
+def test_dynamic_shared_memory_reduction(selftest_module):
+    x = np.arange(1, 201, dtype=np.float32)
+    out = np.zeros(1, dtype=np.float32)
+    selftest_module.get_function("block_sum")((2,), (64,), (x, np.int32(200), out),
+                                              shared_mem=64 * 4, check_order=False)
+    assert out[0] == pytest.approx(200 * 201 / 2)
+
+
+def test_results_land_only_after_every_schedule_agrees(selftest_module):
+    x, y = f32(1, 2, 3), np.zeros(3, dtype=np.float32)
+    k = selftest_module.get_function("reverse_block")
+    k((1,), (32,), (x, y, np.int32(3)), orders=("shuffle", "reverse", "forward", "shuffle"))
+    np.testing.assert_array_equal(y, f32(3, 2, 1))
+
+
+# ------------------------------------------------------------------------- broken kernels
+def test_missing_barrier_is_caught(selftest_module):
+    x, y = np.arange(40, dtype=np.float32), np.zeros(40, dtype=np.float32)
+    with pytest.raises(RaceError, match=r"reverse_block_racy: argument 1 differs .*__syncthreads"):
+        selftest_module.get_function("reverse_block_racy")((1,), (64,), (x, y, np.int32(40)))
+    np.testing.assert_array_equal(y, 0)  # nothing copied back from a failed launch
+
+
+def test_race_between_blocks_is_caught(selftest_module):
+    y = np.zeros(6, dtype=np.float32)
+    with pytest.raises(RaceError, match="cross_block_race"):
+        selftest_module.get_function("cross_block_race")((6,), (32,), (y, np.int32(6)))
+
+
+def test_read_past_the_end_is_caught(selftest_module):
+    x, y = np.zeros(64, dtype=np.float32), np.zeros(65, dtype=np.float32)
+    with pytest.raises(OutOfBoundsError,
+                       match=r"accessed argument 0 out of bounds at byte offset 256 "
+                             r"\(the buffer has 256 bytes\)"):
+        selftest_module.get_function("copy_off_by_one")((2,), (32,), (x, y, np.int32(64)))
+
+
+def test_read_before_the_start_is_caught(selftest_module):
+    x, y = np.ones(8, dtype=np.float32), np.zeros(8, dtype=np.float32)
+    with pytest.raises(OutOfBoundsError, match=r"argument 0 out of bounds at byte offset -4"):
+        selftest_module.get_function("read_before_start")((1,), (32,), (x, y, np.int32(8)))
+
+
+def test_write_into_slack_is_caught_by_canaries(selftest_module):
+    y = np.zeros(5, dtype=np.float32)  # 20 bytes: y[5] lies before the 16-byte-aligned guard
+    with pytest.raises(OutOfBoundsError, match=r"wrote outside argument 0 \(20 bytes\) at byte "
+                                               r"offset 20"):
+        selftest_module.get_function("write_past_end")((1,), (32,), (y, np.int32(5)))
+
+
+def test_divergent_barrier_is_caught(selftest_module):
+    with pytest.raises(KernelError, match="divergent __syncthreads"):
+        selftest_module.get_function("divergent_barrier")((1,), (32,), (np.zeros(32, np.float32),))
+
+
+def test_exit_before_barrier_is_caught(selftest_module):
+    with pytest.raises(KernelError, match="not reached by every thread"):
+        selftest_module.get_function("early_exit_barrier")((1,), (32,),
+                                                           (np.zeros(32, np.float32),
+                                                            np.int32(20)))
+
+
+def test_trap_is_reported_with_the_thread(selftest_module):
+    with pytest.raises(KernelError, match=r"thread \(3,0,0\).*__trap\(\) at selftest.cu"):
+        selftest_module.get_function("traps")((1,), (32,), (np.zeros(32, np.float32),))
+
+
+def test_the_process_survives_and_runs_again_after_faults(selftest_module):
+    test_read_past_the_end_is_caught(selftest_module)
+    test_barrier_makes_shared_memory_exchange_correct(selftest_module)
+
+
+# ------------------------------------------------------------------------- launch arguments
+def test_arguments_are_checked_against_the_signature(selftest_module):
+    k = selftest_module.get_function("reverse_block")
+    x = np.zeros(4, dtype=np.float32)
+    with pytest.raises(TypeError, match="takes 3 arguments, got 2"):
+        k((1,), (32,), (x, x))
+    with pytest.raises(TypeError, match=r"argument 2 must be a 32-bit int \(pass np.int32\)"):
+        k((1,), (32,), (x, x, 4))
+    with pytest.raises(TypeError, match=r"argument 0 must be a pointer"):
+        k((1,), (32,), (1.0, x, np.int32(4)))
+    with pytest.raises(ValueError, match="more than 1024"):
+        k((1,), (2048,), (x, x, np.int32(4)))
+    with pytest.raises(AttributeError, match="no __global__ function 'nope'"):
+        selftest_module.get_function("nope")
+
+
+def test_build_errors_carry_the_compiler_log():
+    with pytest.raises(BuildError, match=r"broken.cu:2.*undeclared_thing"):
+        Module('extern "C" __global__ void k(float *y) {\n  y[0] = undeclared_thing;\n}\n',
+               "broken.cu")
+
+
+def test_kernel_names_ignore_comments():
+    src = '// __global__ void old(int x)\nextern "C" __global__ void __launch_bounds__(128) ' \
+          'k1(int *a) {}\n/* __global__ void gone() */ extern "C" __global__ void k2() {}'
+    assert kernel_names(src) == ["k1", "k2"]
