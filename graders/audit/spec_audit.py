@@ -86,7 +86,9 @@ _STATEMENT_NUMBER = re.compile(rf"(?<![\w.])(?P<n>{LITERAL})(?P<m>M(?![A-Za-z]))
 
 def statement_checks(spec: Spec) -> list[SpecCheck]:
     """Numbers in a clause statement must be facts of that clause (0 and 1 are not checked)."""
-    facts = build_facts(spec, load_rules())
+    rules = load_rules()
+    facts = build_facts(spec, rules)
+    symbols = {sym: key for key, syms in rules["table_labels"].items() for sym in syms}
     by_clause: dict[str, list] = {}
     for f in facts.values():
         by_clause.setdefault(f.clause, []).append(f)
@@ -103,6 +105,9 @@ def statement_checks(spec: Spec) -> list[SpecCheck]:
                 continue
             kind = "percent" if m.group("p") else None
             cands = [f for f in owned if (f.kind == "percent") == (kind == "percent")]
+            named = re.search(r"(\w+)\s*=\s*$", text[:m.start()])     # "V = 8449"
+            if named and named.group(1) in symbols:
+                cands = [f for f in cands if f.key == symbols[named.group(1)]] or cands
             hit = next((f for f in cands if round_to(f.exact, r.precision) == r.value), None)
             written = m.group().strip()
             if hit:
