@@ -79,8 +79,8 @@ def _enc(v, blobs, depth):
             return {"t": "ndobj", "shape": list(arr.shape), "v": flat}
         if arr.dtype.kind not in ARRAY_KINDS or arr.dtype.fields is not None:
             raise Unencodable(f"an array of dtype {arr.dtype} cannot be sent")
-        data = np.ascontiguousarray(arr).tobytes()
-        blobs.append(data)
+        data = np.ascontiguousarray(arr)
+        blobs.append(memoryview(data.reshape(-1)).cast("B") if data.size else b"")
         return {"t": "nd", "i": len(blobs) - 1, "dtype": arr.dtype.str, "shape": list(arr.shape)}
     if isinstance(v, np.generic):
         arr = np.asarray(v)
@@ -170,7 +170,10 @@ class _Decoder:
             data = self._blob(d.get("i"))
             if math.prod(shape) * dt.itemsize != len(data):
                 raise ProtocolError("array bytes do not match its shape and dtype")
-            return np.frombuffer(data, dtype=dt).reshape(shape).copy()
+            if not len(data):
+                return np.zeros(shape, dtype=dt)
+            # a view of the frame's own buffer (a fresh bytearray per frame): no copy
+            return np.frombuffer(data, dtype=dt).reshape(shape)
         if tag == "ndobj":
             shape = d.get("shape")
             items = d.get("v")
@@ -186,7 +189,7 @@ class _Decoder:
             data = self._blob(d.get("i"))
             if len(data) != dt.itemsize:
                 raise ProtocolError("scalar bytes do not match its dtype")
-            return np.frombuffer(data, dtype=dt)[0]
+            return np.frombuffer(bytes(data), dtype=dt)[0]
         if tag == "rng":
             return make_generator(self(d.get("state"), depth + 1))
         if tag == "float":
@@ -200,7 +203,7 @@ class _Decoder:
                 raise ProtocolError("bad complex")
             return complex(re, im)
         if tag == "bytes":
-            return bytes(self._blob(d.get("i")))
+            return bytes(self._blob(d.get("i")))  # a copy, not a view
         raise ProtocolError(f"unknown tag {str(tag)[:20]!r}")
 
 
@@ -221,12 +224,17 @@ def make_generator(state) -> np.random.Generator:
 
 
 # ----------------------------------------------------------------------------- frames
-def pack(header: dict, blobs: list) -> bytes:
-    """One frame: the header (with the blob lengths added) and the blobs."""
-    header = dict(header, blobs=[len(b) for b in blobs])
+def pack(header: dict, blobs: list) -> list:
+    """One frame as a list of buffers to write in order (the blobs are not copied)."""
+    views = [memoryview(b).cast("B") if not isinstance(b, bytes) else b for b in blobs]
+    header = dict(header, blobs=[len(b) for b in views])
     head = json.dumps(header, separators=(",", ":"), allow_nan=False).encode("utf-8")
-    body_len = 4 + len(head) + sum(len(b) for b in blobs)
-    return b"".join([struct.pack(">QI", body_len, len(head)), head, *blobs])
+    body_len = 4 + len(head) + sum(len(b) for b in views)
+    return [struct.pack(">QI", body_len, len(head)) + head, *views]
+
+
+def pack_bytes(header: dict, blobs: list) -> bytes:
+    return b"".join(bytes(p) for p in pack(header, blobs))
 
 
 def frame_length(prefix: bytes) -> int:
@@ -234,7 +242,7 @@ def frame_length(prefix: bytes) -> int:
 
 
 def unpack(body: bytes | memoryview) -> tuple[dict, list]:
-    """(header, blobs) of a frame body (without its 8-byte length)."""
+    """(header, blobs) of a frame body (without its 8-byte length); blobs are memoryviews."""
     body = memoryview(body)
     if len(body) < 4:
         raise ProtocolError("truncated frame")
@@ -254,7 +262,7 @@ def unpack(body: bytes | memoryview) -> tuple[dict, list]:
     for n in lengths:
         if pos + n > len(body):
             raise ProtocolError("truncated blobs")
-        blobs.append(bytes(body[pos:pos + n]))
+        blobs.append(body[pos:pos + n])
         pos += n
     if pos != len(body):
         raise ProtocolError("trailing bytes after the blobs")

@@ -268,7 +268,9 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str]) -> L
         os.chown(scratch.dirs["work"], uid, uid)
         os.chown(scratch.dirs["work"] / "tmp", uid, uid)
     marker = f"{os.getpid()}-{time.monotonic_ns()}"
-    argv = base + [exe, "-I", "-S", f"{inside['runtime']}/worker.py",
+    # -s -S -P: no user or site packages, no script folder on sys.path; unlike -I the
+    # environment (which we build from scratch) still counts, for PYTHONHASHSEED and friends.
+    argv = base + [exe, "-s", "-S", "-P", f"{inside['runtime']}/worker.py",
                    "--runtime", inside["runtime"],
                    "--module", f"{inside['submission']}/{scratch.module_rel}",
                    "--site", inside["site"], "--functions", ",".join(functions)]

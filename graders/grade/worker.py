@@ -1,6 +1,6 @@
 """The submission worker: imports one submission and answers calls over a pipe.
 
-Runs as ``python -I -S worker.py ...`` in a scratch directory, usually inside bubblewrap. It must
+Runs as ``python -s -S -P worker.py ...`` (clean environment) in a scratch directory, usually inside bubblewrap. It must
 not import anything of the project (the grader copies this file and ``protocol.py`` into a
 runtime folder), and the project is not on its ``sys.path``: only the standard library, the
 whitelisted packages (NumPy, SciPy) and the submission's own folder are.
@@ -95,6 +95,11 @@ def main(argv=None) -> int:
     ap.add_argument("--kernel", action="store_true", help="the submission is CUDA source")
     args = ap.parse_args(argv)
 
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(line_buffering=True, write_through=True)
+        except (AttributeError, ValueError):
+            pass
     if args.drop_uid is not None and os.getuid() == 0:
         os.setgroups([])
         os.setgid(args.drop_uid)
@@ -112,16 +117,17 @@ def main(argv=None) -> int:
     P = _load_protocol(args.runtime)
 
     def send(header: dict, blobs=()) -> None:
-        data = memoryview(P.pack(header, list(blobs)))
-        while data:
-            n = os.write(resp_fd, data)
-            data = data[n:]
+        for part in P.pack(header, list(blobs)):
+            data = memoryview(part).cast("B")
+            while data:
+                n = os.write(resp_fd, data)
+                data = data[n:]
 
     def recv():
-        head = _read_exact(req, 8)
+        head = _read_into(req, bytearray(8))
         if head is None:
             return None
-        body = _read_exact(req, P.frame_length(head))
+        body = _read_into(req, bytearray(P.frame_length(head)))
         if body is None:
             return None
         return P.unpack(body)
@@ -185,7 +191,7 @@ def _serve_call(P, module, header, blobs, send, refuse) -> None:
     before = {}
     for key, a in list(enumerate(args)) + list(kwargs.items()):
         if type(a) is np.ndarray:
-            before[key] = a.tobytes()
+            before[key] = a.copy()
     seen = len(refuse.attempts)
     try:
         fn = getattr(module, fn_name)
@@ -213,7 +219,7 @@ def _serve_call(P, module, header, blobs, send, refuse) -> None:
         value = P.encode(result, out_blobs)
         mutated, rngs = [], []
         for key, a in list(enumerate(args)) + list(kwargs.items()):
-            if key in before and a.tobytes() != before[key]:
+            if key in before and _changed(np, a, before[key]):
                 mutated.append([key, P.encode(a, out_blobs)])
             elif isinstance(a, np.random.Generator):
                 rngs.append([key, P.encode(a.bit_generator.state, out_blobs)])
@@ -224,6 +230,17 @@ def _serve_call(P, module, header, blobs, send, refuse) -> None:
         send({"fault": "result", "msg": f"{fn_name}() returned {_safe_str(exc)}"})
         return
     send({"ok": value, "mutated": mutated, "rngs": rngs}, out_blobs)
+
+
+def _changed(np, now, before) -> bool:
+    """Whether the submission modified an argument array in place (bit for bit)."""
+    try:
+        if now.shape != before.shape or now.dtype != before.dtype:
+            return True
+        return not np.array_equal(np.ascontiguousarray(now).view(np.uint8),
+                                  before.view(np.uint8))
+    except Exception:  # noqa: BLE001 - e.g. a patched numpy: fall back to bytes
+        return now.tobytes() != before.tobytes()
 
 
 def _load_kernel(path: str):
@@ -242,15 +259,14 @@ class _CompileError(Exception):
     pass
 
 
-def _read_exact(f, n: int):
-    chunks, got = [], 0
-    while got < n:
-        b = f.read(min(n - got, 1 << 20))
-        if not b:
+def _read_into(f, buf: bytearray):
+    view, got = memoryview(buf), 0
+    while got < len(buf):
+        n = f.readinto(view[got:])
+        if not n:
             return None
-        chunks.append(b)
-        got += len(b)
-    return b"".join(chunks)
+        got += n
+    return buf
 
 
 if __name__ == "__main__":

@@ -1,0 +1,167 @@
+"""andrea-grade: grade untrusted submissions against the spec.
+
+    andrea-grade SUBMISSION [--spec S] [--format text|json|gradescope|junit] [--output PATH]
+                            [--lang en|nl|ko] [--profile grading] [--sandbox auto|bwrap|none]
+    andrea-grade batch DIR [--jobs N] [--db PATH] [--regrade] [--csv PATH] [--histogram PATH]
+                           [--scheduler ADDRESS] [--spec S] [--profile P] [--lang L]
+
+Exit status 0 whenever grading completed, whatever the score; 2 with a one-line reason when
+the grader itself cannot run (missing file, bad spec, unusable options).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from .formats import FORMATS, render
+from .i18n import LANGUAGES
+from .sandbox import Limits
+
+EXIT_OK, EXIT_GRADER = 0, 2
+
+
+def _common(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--spec", default=None, help="bundled spec name or YAML path (andrea-120m)")
+    ap.add_argument("--profile", default="grading",
+                    help="Hypothesis profile: dev, ci, grading (default), thorough")
+    ap.add_argument("--lang", default="en", choices=LANGUAGES, help="feedback language")
+    ap.add_argument("--sandbox", default="auto", choices=("auto", "bwrap", "none"),
+                    help="auto: bubblewrap when it works, else rlimits only (logged)")
+    ap.add_argument("--call-timeout", type=float, default=None, metavar="S",
+                    help="wall seconds per call into the submission (10)")
+    ap.add_argument("--check-timeout", type=float, default=None, metavar="S",
+                    help="wall seconds per check (120)")
+    ap.add_argument("--total-timeout", type=float, default=None, metavar="S",
+                    help="wall seconds per submission (900)")
+    ap.add_argument("--memory-mb", type=int, default=None, help="worker address space (2048)")
+    ap.add_argument("--select", action="append", default=None, metavar="ID",
+                    help="only these checks (id or clause pattern; for debugging, not grading)")
+
+
+def _limits(args) -> Limits:
+    over = {}
+    for opt, field in (("call_timeout", "call_timeout"), ("check_timeout", "check_timeout"),
+                       ("total_timeout", "total_timeout"), ("memory_mb", "memory_mb")):
+        v = getattr(args, opt)
+        if v is not None:
+            if v <= 0:
+                raise SystemExit(_fail(f"--{opt.replace('_', '-')} must be positive"))
+            over[field] = v
+    return Limits(**over)
+
+
+def _fail(reason: str) -> int:
+    print(f"andrea-grade: {reason.splitlines()[0] if reason else 'error'}", file=sys.stderr)
+    return EXIT_GRADER
+
+
+def _load_spec(name):
+    from spec import SpecError, load_spec
+
+    try:
+        return load_spec(name)
+    except SpecError as exc:
+        raise SystemExit(_fail(str(exc)))
+
+
+def write_atomic(path: str | Path, data: str) -> None:
+    """Write `data` to `path` via a temporary file and a rename (replaces symlinks too)."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def grade_main(argv) -> int:
+    ap = argparse.ArgumentParser(prog="andrea-grade",
+                                 description="Grade one submission (a .py file, a folder with "
+                                             "one module, or a .cu kernel source).")
+    ap.add_argument("submission")
+    ap.add_argument("--format", default="text", choices=FORMATS)
+    ap.add_argument("--output", default=None, help="write here instead of stdout")
+    _common(ap)
+    args = ap.parse_args(argv)
+    from .grading import GraderError, grade, load_submission
+
+    spec = _load_spec(args.spec)
+    limits = _limits(args)
+    if args.output and not Path(args.output).resolve().parent.is_dir():
+        return _fail(f"{args.output}: the folder does not exist")
+    try:
+        sub = load_submission(args.submission)
+        report = grade(sub, spec, profile=args.profile, limits=limits, sandbox=args.sandbox,
+                       select=args.select)
+    except GraderError as exc:
+        return _fail(str(exc))
+    except ValueError as exc:  # unknown profile
+        return _fail(str(exc))
+    color = args.output is None and sys.stdout.isatty()
+    out = render(report, args.format, args.lang, color=color)
+    if args.output:
+        write_atomic(args.output, out)
+    else:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    return EXIT_OK
+
+
+def batch_main(argv) -> int:
+    ap = argparse.ArgumentParser(prog="andrea-grade batch",
+                                 description="Grade every submission in DIR into a gradebook.")
+    ap.add_argument("dir")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="submissions graded in parallel (local cores)")
+    ap.add_argument("--db", default=None, help="SQLite gradebook (DIR/../gradebook.sqlite)")
+    ap.add_argument("--regrade", action="store_true", help="grade again what is already graded")
+    ap.add_argument("--csv", default=None, help="write scores per clause group here")
+    ap.add_argument("--histogram", default=None, help="write a PNG histogram of scores here")
+    ap.add_argument("--scheduler", default=None, help="address of a Dask scheduler")
+    ap.add_argument("--no-progress", action="store_true")
+    _common(ap)
+    args = ap.parse_args(argv)
+    from .batch import BatchError, run_batch
+
+    spec = _load_spec(args.spec)
+    limits = _limits(args)
+    if args.jobs < 1:
+        return _fail("--jobs must be at least 1")
+    try:
+        summary = run_batch(args.dir, spec, jobs=args.jobs, db=args.db, regrade=args.regrade,
+                            csv_path=args.csv, histogram=args.histogram,
+                            scheduler=args.scheduler, profile=args.profile, limits=limits,
+                            sandbox=args.sandbox, lang=args.lang, select=args.select,
+                            progress=not args.no_progress)
+    except BatchError as exc:
+        return _fail(str(exc))
+    print(summary)
+    return EXIT_OK
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    try:
+        if argv and argv[0] == "batch":
+            return batch_main(argv[1:])
+        return grade_main(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else EXIT_GRADER
+    except KeyboardInterrupt:
+        return _fail("interrupted")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+"""Render a report: ``gradescope`` (results.json), ``json`` (the same plus details), ``junit``
+(JUnit XML) and ``text`` (for a person; rich when writing to a terminal).
+
+Everything a student reads is translated here, from the language-neutral report.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+
+from . import messages as M
+from .i18n import Translator
+
+FORMATS = ("text", "json", "gradescope", "junit")
+
+
+def _section_title(spec_sections: dict, section: str, lang: str) -> str:
+    titles = spec_sections.get(section, {})
+    return titles.get(lang) or titles.get("en") or section
+
+
+def check_feedback(check: dict, t: Translator, sections: dict, *, details: bool = True) -> str:
+    """The feedback text of one check: what went wrong, smallest input, course section, hint."""
+    lines = [f"{t(M.STATUS)}: {t(check['status'])}"]
+    if check["status"] != "passed" and check["message"]:
+        lines.append(f"{t(M.WHAT_WENT_WRONG)}: {check['message']}")
+    if check["status"] != "passed" and check.get("example"):
+        lines.append(f"{t(M.SMALLEST_INPUT)}:\n{check['example']}")
+    for s in check.get("sections", []):
+        lines.append(f"{t(M.COURSE_SECTION)}: " + t(
+            M.SECTION_CLAUSE, section=_section_title(sections, s["section"], t.lang),
+            clause=s["clause"], statement=s["statement"]))
+    if check["status"] != "passed" and check.get("hint"):
+        lines.append(f"{t(M.HINT)}: {t(check['hint'])}")
+    if details and check["status"] == "failed" and check.get("reproducer"):
+        lines.append(f"{t(M.REPRODUCE)}:\n{check['reproducer']}")
+    return "\n".join(lines)
+
+
+def summary(report: dict, t: Translator, *, students: bool = True) -> str:
+    """Top-level output: total, visible groups, import problems, the submission's output."""
+    lines = [t(M.TOTAL_SCORE, score=_num(report["score"]), max_score=_num(report["max_score"]))]
+    hidden = 0
+    for g in report["groups"]:
+        if students and g["visibility"] != "visible":
+            hidden += 1
+            continue
+        lines.append(f"- {t(g['title'])}: {_num(g['score'])} / {_num(g['points'])} "
+                     f"({t(M.CHECKS_PASSED, passed=g['passed'], total=g['checks'])})")
+    if hidden:
+        lines.append(t(M.HIDDEN_GROUPS, n=hidden))
+    imp = report.get("import") or {}
+    if not imp.get("ok", True):
+        from .grading import import_detail
+
+        lines += ["", t(M.IMPORT_FAILED), import_detail(imp, t), t(M.IMPORT_HINT)]
+    if report.get("restarts"):
+        lines.append(t(M.RESTARTS, n=report["restarts"]))
+    if report.get("submission_output"):
+        n = len(report["submission_output"])
+        lines += ["", t(M.SUBMISSION_OUTPUT, n=n), report["submission_output"]]
+    lines += ["", t(M.GRADING_TOOK, seconds=report.get("execution_time", 0.0))]
+    return "\n".join(lines)
+
+
+def _num(x: float):
+    return int(x) if float(x).is_integer() else round(x, 2)
+
+
+def gradescope(report: dict, lang: str = "en", sections: dict | None = None) -> dict:
+    """Gradescope's results.json."""
+    t = Translator(lang)
+    sections = sections or report.get("sections", {})
+    tests = []
+    for c in report["checks"]:
+        title = t(_group_title(report, c))
+        tests.append({
+            "name": f"{title}: {c['id']} ({', '.join(c['clauses'])})",
+            "number": c["number"],
+            "score": c["score"], "max_score": c["max_score"],
+            "status": "passed" if c["status"] == "passed" else "failed",
+            "output": check_feedback(c, t, sections),
+            "visibility": c["visibility"],
+        })
+    return {
+        "score": report["score"],
+        "execution_time": round(report.get("execution_time", 0.0), 2),
+        "output": summary(report, t),
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
+
+
+def _group_title(report: dict, check: dict) -> str:
+    titles = {g["id"]: g["title"] for g in report["groups"]}
+    return titles.get(check["groups"][0], check["groups"][0]) if check["groups"] else ""
+
+
+def as_json(report: dict, lang: str = "en") -> dict:
+    """The Gradescope fields plus the whole report (groups, per-check details, metadata)."""
+    out = gradescope(report, lang)
+    out["max_score"] = report["max_score"]
+    out["report"] = report
+    out["lang"] = lang
+    return out
+
+
+def junit(report: dict, lang: str = "en") -> str:
+    t = Translator(lang)
+    sections = report.get("sections", {})
+    counts = report["counts"]
+    suites = ET.Element("testsuites", name=f"andrea-grade {report.get('submission', '')}",
+                        tests=str(len(report["checks"])), failures=str(counts["failed"]),
+                        errors=str(counts["error"]), skipped=str(counts["skipped"]),
+                        time=f"{report.get('execution_time', 0.0):.3f}")
+    by_group: dict[str, list] = {}
+    for c in report["checks"]:
+        by_group.setdefault(c["groups"][0] if c["groups"] else "", []).append(c)
+    for g in report["groups"]:
+        cs = by_group.get(g["id"], [])
+        suite = ET.SubElement(
+            suites, "testsuite", name=g["id"], tests=str(len(cs)),
+            failures=str(sum(c["status"] == "failed" for c in cs)),
+            errors=str(sum(c["status"] == "error" for c in cs)),
+            skipped=str(sum(c["status"] == "skipped" for c in cs)),
+            time=f"{sum(c['duration_s'] for c in cs):.3f}")
+        props = ET.SubElement(suite, "properties")
+        for k, v in (("title", g["title"]), ("points", g["points"]), ("score", g["score"]),
+                     ("visibility", g["visibility"])):
+            ET.SubElement(props, "property", name=k, value=str(v))
+        for c in cs:
+            case = ET.SubElement(suite, "testcase", classname=f"andrea.{g['id']}", name=c["id"],
+                                 time=f"{c['duration_s']:.3f}")
+            text = check_feedback(c, t, sections)
+            first = (c["message"] or "").splitlines()[0][:300] if c["message"] else ""
+            if c["status"] == "failed":
+                ET.SubElement(case, "failure", message=first, type="failed").text = text
+            elif c["status"] == "error":
+                ET.SubElement(case, "error", message=first, type="error").text = text
+            elif c["status"] == "skipped":
+                ET.SubElement(case, "skipped", message=first)
+    out = ET.SubElement(suites, "system-out")
+    out.text = summary(report, t, students=False)
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode")
+
+
+def text(report: dict, lang: str = "en", *, color: bool = False, width: int = 100) -> str:
+    """A person's view: a table of groups and checks, then feedback for each problem."""
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Translator(lang)
+    sections = report.get("sections", {})
+    buf = io.StringIO()
+    con = Console(file=buf, force_terminal=color, color_system="auto" if color else None,
+                  width=width, highlight=False)
+    con.print(f"[bold]andrea-grade[/bold] {report.get('submission', '')} "
+              f"({report.get('spec', '')}, {t(M.ISOLATION, mode=report.get('isolation', {}).get('mode', '?'))})")
+    table = Table(show_header=True, header_style="bold")
+    for col in (M.GROUP, M.POINTS, M.SCORE, M.STATUS):
+        table.add_column(t(col))
+    for g in report["groups"]:
+        ok = g["passed"] == g["checks"]
+        table.add_row(t(g["title"]), str(_num(g["points"])), str(_num(g["score"])),
+                      ("[green]" if ok else "[red]") + t(M.CHECKS_PASSED, passed=g["passed"],
+                                                           total=g["checks"]) + "[/]")
+    con.print(table)
+    con.print(f"[bold]{t(M.TOTAL_SCORE, score=_num(report['score']), max_score=_num(report['max_score']))}[/bold]")
+    for c in report["checks"]:
+        if c["status"] == "passed":
+            continue
+        style = {"failed": "red", "error": "magenta", "skipped": "yellow"}[c["status"]]
+        con.rule(f"[{style}]{c['number']} {c['id']} ({', '.join(c['clauses'])})[/]", align="left")
+        con.print(check_feedback(c, t, sections), markup=False)
+    con.print()
+    con.print(summary(report, t, students=False).split("\n", 1)[1].strip(), markup=False)
+    return buf.getvalue()
+
+
+def render(report: dict, fmt: str, lang: str = "en", *, color: bool = False) -> str:
+    if fmt == "gradescope":
+        return json.dumps(gradescope(report, lang), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "json":
+        return json.dumps(as_json(report, lang), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "junit":
+        return junit(report, lang) + "\n"
+    if fmt == "text":
+        return text(report, lang, color=color)
+    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

@@ -1,0 +1,60 @@
+"""Every sentence the grader shows, in one place: English msgids of the gettext catalogs.
+
+The Dutch and Korean translations live in ``locale/<lang>/LC_MESSAGES/andrea_grade.po``; the
+hints that checks attach (``graders.conformance.hints``) and the spec's group titles are msgids
+of the same catalogs. Placeholders use ``str.format`` names, and translations keep them.
+"""
+
+# --- statuses and labels
+PASSED = "passed"
+FAILED = "failed"
+ERROR = "error"
+SKIPPED = "skipped"
+SCORE = "Score"
+GROUP = "Group"
+CHECK = "Check"
+STATUS = "Status"
+POINTS = "Points"
+WHAT_WENT_WRONG = "What went wrong"
+SMALLEST_INPUT = "Smallest failing input"
+COURSE_SECTION = "Course section"
+HINT = "Hint"
+REPRODUCE = "Reproduce it"
+CHECKS_PASSED = "{passed} of {total} checks passed"
+TOTAL_SCORE = "Total score: {score} / {max_score}"
+GRADING_TOOK = "Graded in {seconds:.1f} s."
+SUBMISSION_OUTPUT = "Output your submission printed (first {n} characters, for your information only):"
+HIDDEN_GROUPS = "{n} group(s) of checks are hidden or shown after the due date."
+RESTARTS = "Your submission's process was restarted {n} time(s) after a fault."
+ISOLATION = "Isolation: {mode}"
+SECTION_CLAUSE = "\u201c{section}\u201d, clause {clause}: {statement}"
+
+# --- import problems
+IMPORT_FAILED = "Your submission could not be imported, so no check could run."
+IMPORT_ERROR_AT = "{type} at line {line}: {msg}"
+IMPORT_ERROR = "{type}: {msg}"
+IMPORT_HINT = "Fix this error so that your module imports cleanly; until then every check scores zero."
+NO_MODULE = "No Python module found in the submission (expected one .py file)."
+MANY_MODULES = "The submission has several Python modules ({names}); put one module in the folder or name it submission.py."
+
+# --- hints for faults and missing functions
+HINT_TIMEOUT = ("Look for a loop that never ends, or a Python loop over every token; whole-array "
+                "NumPy operations are fast enough.")
+HINT_CRASH = ("The process running your code died: look for os._exit, sys.exit, or C code "
+              "(ctypes) that crashes.")
+HINT_RESOURCES = ("Your code used too much memory or CPU time: avoid building arrays much larger "
+                  "than the input, such as a dense one-hot matrix.")
+HINT_OUTPUT = "Remove print statements from your functions; output is limited."
+HINT_FORBIDDEN = ("Submissions may not import the reference implementation or the grader; "
+                  "write the functions yourself.")
+HINT_MISSING = ("Define every function of the contract, with exactly the names and parameters "
+                "of the assignment; a missing function scores zero for its checks.")
+HINT_RAISED = ("Your function raised an exception where the spec expects a result (or a "
+               "different exception); run the reproducer below to see the traceback.")
+
+# --- group titles (data of the spec, translated here)
+GROUP_TITLES = (
+    "Parameter counts", "Token lookup", "Token + position embedding", "Initialisation",
+    "Backward pass", "Dot product, norm and cosine", "Position encodings (reference only)",
+    "Spec arithmetic",
+)
