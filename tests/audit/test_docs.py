@@ -112,6 +112,7 @@ def test_language_detection(nl_doc, ko_doc):
     ("nl", "Ongeveer 7,3M", "Ongeveer 7,2M", 65, 10, "PAR-EMB-01"),
     ("nl", "T tot 1024", "T tot 2048", 46, 54, "CFG-CONTEXT-01"),
     ("nl", "..., e_0_767]", "..., e_0_766]", 6, 32, "CFG-DMODEL-01"),
+    ("ko", "... + v_767²)", "... + v_766²)", 24, 36, "CFG-DMODEL-01"),
 ])
 def test_each_alteration_is_caught(doc, old, new, line, col, clause, nl_doc, ko_doc, spec,
                                    tmp_path):
