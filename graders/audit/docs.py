@@ -451,7 +451,7 @@ class _Auditor:
             take(m.span(1))
         # subscripts: e_0_767, v_767
         ellipses = [e.end() for e in re.finditer(r"\.\.\.|…", line)]
-        for m in re.finditer(r"(?<![A-Za-z0-9_])[A-Za-z]((?:_\d+)+)(?![A-Za-z0-9_])", line):
+        for m in re.finditer(r"(?<![A-Za-z0-9_])[A-Za-z]((?:_\d+)+)(?![0-9_])", line):
             parts = [(mm.start(1) + m.start(1), mm.group(1))
                      for mm in re.finditer(r"_(\d+)", m.group(1))]
             after_ellipsis = any(e <= m.start() and not re.search(r"[\]\)=]", line[e:m.start()])
