@@ -109,8 +109,9 @@ def build(source: str, name: str = "kernel.cu") -> Path:
         src = Path(tmp) / "unit.cpp"
         src.write_text(unit)
         tmp_out = Path(tmp) / "lib.so"
+        env = {**os.environ, "LC_ALL": "C"}  # plain ASCII quotes in the log, whatever the locale
         proc = subprocess.run([cxx, *CXXFLAGS, "-o", str(tmp_out), str(src)],
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, env=env)
         if proc.returncode != 0:
             raise BuildError(name, proc.stderr or proc.stdout)
         partial = out.with_suffix(f".{os.getpid()}.tmp")

@@ -17,7 +17,8 @@ Each launch runs the whole grid several times, each time from the same starting 
   The bytes between a buffer and its guard (fewer than 16 past the end, in the first layout)
   hold canaries that are checked after the launch, so a write there is reported too.
 
-Only when every run agrees are the results copied back into the caller's arrays.
+Only when every run agrees are the results copied back into the caller's arrays (those passed
+for non-const pointer parameters; a ``const T*`` argument is never read back or compared).
 """
 
 from __future__ import annotations
@@ -88,21 +89,25 @@ class _Guarded:
         _libc.mprotect(base, PAGE, 0)
         _libc.mprotect(self.hi, PAGE, 0)
         self.addr = ((self.hi - self.nbytes) & ~15) if flush_end else self.lo
-        ctypes.memset(self.lo, CANARY, body)
+        self.end = self.addr + self.nbytes
+        ctypes.memset(self.lo, CANARY, self.addr - self.lo)
+        ctypes.memset(self.end, CANARY, self.hi - self.end)
         ctypes.memmove(self.addr, arr.ctypes.data, self.nbytes)
 
     def read(self, dtype, shape) -> np.ndarray:
-        raw = (ctypes.c_char * self.nbytes).from_address(self.addr)
-        return np.frombuffer(bytes(raw), dtype=dtype).reshape(shape)
+        out = np.empty(shape, dtype=dtype)
+        ctypes.memmove(out.ctypes.data, self.addr, self.nbytes)
+        return out
 
     def canary_damage(self) -> int | None:
         """Offset (from the buffer start) of the first overwritten canary byte, else None."""
-        full = np.frombuffer(bytes((ctypes.c_char * (self.hi - self.lo)).from_address(self.lo)),
-                             dtype=np.uint8)
-        start, end = self.addr - self.lo, self.addr - self.lo + self.nbytes
-        outside = np.concatenate([np.flatnonzero(full[:start] != CANARY) - start,
-                                  np.flatnonzero(full[end:] != CANARY) + self.nbytes])
-        return int(outside[0]) if outside.size else None
+        def bad(lo, hi):
+            raw = np.frombuffer((ctypes.c_char * (hi - lo)).from_address(lo), dtype=np.uint8)
+            return np.flatnonzero(raw != CANARY)
+        before, after = bad(self.lo, self.addr), bad(self.end, self.hi)
+        if before.size:
+            return int(before[0]) - (self.addr - self.lo)
+        return int(self.nbytes + after[0]) if after.size else None
 
     def free(self):
         _libc.munmap(self.base, self.size)
@@ -110,10 +115,14 @@ class _Guarded:
 
 @dataclass(frozen=True)
 class _Param:
-    kind: int  # 0 pointer, 100+size float, 200+size signed, 300+size unsigned
+    kind: int  # 0 pointer, 1 pointer to const, 100+size float, 200+size signed, 300+size unsigned
+
+    @property
+    def pointer(self) -> bool:
+        return self.kind in (0, 1)
 
     def describe(self) -> str:
-        if self.kind == 0:
+        if self.pointer:
             return "a pointer (pass a numpy array)"
         fam, size = divmod(self.kind, 100)
         name = {1: "float", 2: "int", 3: "uint"}[fam]
@@ -140,7 +149,7 @@ class Kernel:
             raise TypeError(f"kernel {self.name} takes {len(self.params)} arguments, "
                             f"got {len(args)}")
         for i, (a, p) in enumerate(zip(args, self.params)):
-            if p.kind == 0:
+            if p.pointer:
                 if not isinstance(a, np.ndarray):
                     raise TypeError(f"kernel {self.name} argument {i} must be {p.describe()}, "
                                     f"got {type(a).__name__}")
@@ -178,16 +187,18 @@ class Kernel:
         args = list(args)
         self._check_args(args)
         orders = tuple(orders or default_orders())
-        arrays = [i for i, p in enumerate(self.params) if p.kind == 0]
+        arrays = [i for i, p in enumerate(self.params) if p.pointer]
+        outputs = [i for i in arrays if self.params[i].kind == 0]  # const pointees stay as they are
         results = None
         for run, order in enumerate(orders):
-            got = self._run(g, b, int(shared_mem), args, arrays, ORDERS[order], seed + run,
-                            flush_end=run % 2 == 0, label=order)
+            got = self._run(g, b, int(shared_mem), args, arrays, outputs, ORDERS[order],
+                            seed + run, flush_end=run % 2 == 0, label=order)
             if results is None:
                 results = got
             elif check_order:
-                for i, first, now in zip(arrays, results, got):
-                    if first.tobytes() != now.tobytes():
+                for i, first, now in zip(outputs, results, got):
+                    if not np.array_equal(first.reshape(-1).view(np.uint8),
+                                          now.reshape(-1).view(np.uint8)):
                         diff = np.flatnonzero(first.reshape(-1).view(np.uint8)
                                               != now.reshape(-1).view(np.uint8))
                         elem = int(diff[0]) // max(first.itemsize, 1)
@@ -197,10 +208,10 @@ class Kernel:
                             f"at element {elem}: {first.reshape(-1)[elem]!r} vs "
                             f"{now.reshape(-1)[elem]!r}); a __syncthreads() is missing, threads "
                             f"race, or memory is read before any thread wrote it")
-        for i, res in zip(arrays, results):
+        for i, res in zip(outputs, results):
             np.copyto(args[i], res)
 
-    def _run(self, g, b, shmem, args, arrays, order, seed, flush_end, label):
+    def _run(self, g, b, shmem, args, arrays, outputs, order, seed, flush_end, label):
         guarded = {i: _Guarded(args[i], flush_end) for i in arrays}
         try:
             holders, ptrs = [], (ctypes.c_void_p * max(len(args), 1))()
@@ -221,7 +232,7 @@ class Kernel:
                     raise OutOfBoundsError(
                         f"kernel {self.name} wrote outside argument {i} ({buf.nbytes} bytes) at "
                         f"byte offset {off}")
-            return [guarded[i].read(args[i].dtype, args[i].shape) for i in arrays]
+            return [guarded[i].read(args[i].dtype, args[i].shape) for i in outputs]
         finally:
             for buf in guarded.values():
                 buf.free()

@@ -268,7 +268,8 @@ void andrea_exec_fault_where(long long *out) { std::memcpy(out, andrea_exec::g_f
 
 // Launch stubs: andrea_launch__NAME(cfg, args) calls kernel NAME with args[i] pointing at the
 // i-th argument's value; andrea_sig__NAME(kinds, cap) describes the parameters (0 = pointer,
-// 100 + size = floating point, 200 + size = signed integer, 300 + size = unsigned integer).
+// 1 = pointer to const, 100 + size = floating point, 200 + size = signed integer, 300 + size =
+// unsigned integer).
 #include <type_traits>
 #include <utility>
 template <typename... A, std::size_t... I>
@@ -280,7 +281,7 @@ static int andrea_launch(void (*f)(A...), const unsigned long long *cfg, void **
     return andrea_exec::launch(cfg, [f, args] { andrea_call(f, args, std::index_sequence_for<A...>{}); });
 }
 template <typename T> static constexpr int andrea_kind() {
-    return std::is_pointer<T>::value ? 0
+    return std::is_pointer<T>::value ? (std::is_const<typename std::remove_pointer<T>::type>::value ? 1 : 0)
            : std::is_floating_point<T>::value ? 100 + (int)sizeof(T)
            : std::is_signed<T>::value ? 200 + (int)sizeof(T)
                                       : 300 + (int)sizeof(T);
