@@ -132,15 +132,22 @@ class Engine:
         # float16 + float16 computed in float32 and rounded once is numpy's float16 sum.
         tok = self.be.asarray(token_table.astype(work, copy=False))
         pos = self.be.asarray(position_table[:t].astype(work, copy=False))
-        n = ids.size
-        out = self.be.xp.empty((n, d), dtype=work)
-        bad = self._bad_flag()
-        self._launch(kernel, "rows", n,
-                     (self._ids(ids), tok, pos, out, np.int32(n), np.int32(t),
-                      _int32("d_model", d), _int32("the number of token_table rows",
-                                                   token_table.shape[0]), bad))
+        out, bad = self.forward_device(kernel, self._ids(ids), tok, pos, t)
         self._check_bad(bad, ids, token_table.shape[0])
         return self.be.asnumpy(out).astype(dtype, copy=False).reshape(out_shape)
+
+    def forward_device(self, kernel: str, ids, tok, pos, t: int):
+        """Launch the forward on backend arrays (flat int32 ids, tables); (out, bad flag).
+
+        The device half of ``embed``, also what benchmarks/bench_gpu.py times.
+        """
+        n, d = int(ids.shape[0]), int(tok.shape[1])
+        out = self.be.xp.empty((n, d), dtype=tok.dtype)
+        bad = self._bad_flag()
+        self._launch(kernel, "rows", n,
+                     (ids, tok, pos, out, np.int32(n), np.int32(t), _int32("d_model", d),
+                      _int32("the number of token_table rows", tok.shape[0]), bad))
+        return out, bad
 
     # --------------------------------------------------------------------- backward
     def embed_backward(self, token_ids, grad_out, vocab_size, context_length,
@@ -165,41 +172,46 @@ class Engine:
         if not self.native and dtype != np.float32:
             return andrea_ref.embed_backward(ids, grad_out, vocab_size, context_length)
         work = np.float32 if dtype in (np.float16, np.float32) else np.float64
-        suffix = "" if work == np.float32 else "_f64"
-        xp = self.be.xp
-        grad_token = xp.zeros((vocab_size, d), dtype=work)
-        grad_pos = xp.zeros((context_length, d), dtype=work)
+        det = self.deterministic if deterministic is None else bool(deterministic)
         if ids.size and d:
-            n = ids.size
-            d32 = _int32("d_model", d)
-            v32 = _int32("vocab_size", vocab_size)
-            _int32("vocab_size * d_model", vocab_size * d)
-            g = self.be.asarray(grad_out.astype(work, copy=False).reshape(n, d))
-            flat = ids.reshape(-1).astype(np.int64)
-            bad = self._bad_flag()
-            det = self.deterministic if deterministic is None else bool(deterministic)
-            if det and self.native:
-                # Sort by (id, flat index): unique keys, so any sort gives the same order.
-                key = xp.asarray(flat) * n + xp.arange(n, dtype=np.int64)
-                order = xp.argsort(key).astype(np.int32)
-                sorted_ids = xp.asarray(flat)[order]
-                starts = xp.flatnonzero(sorted_ids[1:] != sorted_ids[:-1]) + 1
-                seg = xp.concatenate([xp.zeros(1, dtype=np.int64), starts,
-                                      xp.full(1, n, dtype=np.int64)]).astype(np.int32)
-                nseg = int(seg.shape[0]) - 1
-                self._launch(f"andrea_embed_backward_token_sorted{suffix}", "rows", nseg,
-                             (order, seg, np.int32(nseg), self._ids(ids), g, grad_token, d32,
-                              v32, bad))
-            else:
-                self._launch(f"andrea_embed_backward_token{suffix if self.native else ''}",
-                             "rows", n, (self._ids(ids), g, grad_token, np.int32(n), d32, v32,
-                                         bad), deterministic=False)
+            g = self.be.asarray(grad_out.astype(work, copy=False).reshape(ids.size, d))
+            grad_token, grad_pos, bad = self.backward_device(self._ids(ids), g, vocab_size,
+                                                             context_length, t, det)
             self._check_bad(bad, ids, vocab_size)
-            batch = n // t
-            self._launch(f"andrea_embed_backward_position{suffix if self.native else ''}",
-                         "flat", t * d, (g, grad_pos, np.int32(batch), np.int32(t), d32))
+        else:
+            grad_token = self.be.xp.zeros((vocab_size, d), dtype=work)
+            grad_pos = self.be.xp.zeros((context_length, d), dtype=work)
         return (self.be.asnumpy(grad_token).astype(dtype, copy=False),
                 self.be.asnumpy(grad_pos).astype(dtype, copy=False))
+
+    def backward_device(self, ids, g, vocab_size: int, context_length: int, t: int,
+                        deterministic: bool):
+        """The device half of ``embed_backward``: flat int32 ids (n,), grad rows (n, d) ->
+        (grad_token, grad_position, bad flag), backend arrays. Also what the benchmark times."""
+        xp = self.be.xp
+        n, d = int(ids.shape[0]), int(g.shape[1])
+        suffix = "" if g.dtype == np.float32 else "_f64"
+        grad_token = xp.zeros((vocab_size, d), dtype=g.dtype)
+        grad_pos = xp.zeros((context_length, d), dtype=g.dtype)
+        d32, v32 = _int32("d_model", d), _int32("vocab_size", vocab_size)
+        bad = self._bad_flag()
+        if deterministic and self.native:
+            # Sort by (id, flat index): unique keys, so any sort gives the same order.
+            flat = ids.astype(np.int64)
+            order = xp.argsort(flat * n + xp.arange(n, dtype=np.int64)).astype(np.int32)
+            sorted_ids = flat[order]
+            starts = xp.flatnonzero(sorted_ids[1:] != sorted_ids[:-1]) + 1
+            seg = xp.concatenate([xp.zeros(1, dtype=np.int64), starts,
+                                  xp.full(1, n, dtype=np.int64)]).astype(np.int32)
+            nseg = int(seg.shape[0]) - 1
+            self._launch(f"andrea_embed_backward_token_sorted{suffix}", "rows", nseg,
+                         (order, seg, np.int32(nseg), ids, g, grad_token, d32, v32, bad))
+        else:
+            self._launch(f"andrea_embed_backward_token{suffix if self.native else ''}", "rows", n,
+                         (ids, g, grad_token, np.int32(n), d32, v32, bad), deterministic=False)
+        self._launch(f"andrea_embed_backward_position{suffix if self.native else ''}", "flat",
+                     t * d, (g, grad_pos, np.int32(n // t), np.int32(t), d32))
+        return grad_token, grad_pos, bad
 
     # --------------------------------------------------------------------- cosine
     def _cos_kernels(self, dtype):
