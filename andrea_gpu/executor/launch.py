@@ -26,6 +26,7 @@ from __future__ import annotations
 import ctypes
 import mmap
 import os
+import threading
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -45,6 +46,9 @@ _libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 ORDERS = {"forward": 0, "reverse": 1, "shuffle": 2}
 #: Schedules a launch runs in unless told otherwise (env ANDREA_EXEC_ORDERS, comma-separated).
 DEFAULT_ORDERS = ("forward", "reverse", "shuffle")
+# The runtime keeps one launch's state in globals of each library (and installs process-wide
+# signal handlers while it runs): one launch at a time per process.
+_LAUNCH_LOCK = threading.Lock()
 _STATUS = {1: "fault", 2: "divergent barrier", 3: "barrier not reached by every thread",
            4: "trap", 5: "bad launch"}
 
@@ -223,7 +227,8 @@ class Kernel:
                 holders.append(h)
                 ptrs[i] = ctypes.cast(ctypes.pointer(h), ctypes.c_void_p)
             cfg = (ctypes.c_ulonglong * 10)(*g, *b, shmem, order, order, seed)
-            status = self._launch(cfg, ptrs)
+            with _LAUNCH_LOCK:
+                status = self._launch(cfg, ptrs)
             if status:
                 self._raise(status, guarded, label)
             for i, buf in guarded.items():
