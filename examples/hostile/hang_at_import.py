@@ -1,0 +1,5 @@
+"""Hostile: never finishes importing."""
+import time
+
+while True:
+    time.sleep(0.01)
