@@ -1,0 +1,298 @@
+"""Grade a folder of submissions into an SQLite gradebook, on local cores or a Dask cluster.
+
+    andrea-grade batch submissions/ --jobs 4 --csv scores.csv --histogram scores.png
+
+* every entry of DIR is a submission: a .py or .cu file, or a folder with one module;
+* each is graded by its own grader process (a process pool of `--jobs`, or Dask tasks with
+  `--scheduler`), which starts its own isolated worker;
+* the parent records each result in the gradebook the moment it arrives (one transaction per
+  submission), so an interrupted batch loses nothing already graded;
+* the key is (sha256 of the submission's files, sha256 of spec + profile + grader version):
+  re-running skips what is graded unless `--regrade`, and an edited submission is graded again.
+
+Tasks carry the submission's bytes and the spec's text, not paths, so Dask workers on other
+machines need only the package installed.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from .grading import GraderError, Submission, load_submission, spec_digest
+from .sandbox import Limits
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS grades (
+    sha256      TEXT NOT NULL,
+    spec_sha256 TEXT NOT NULL,
+    submission  TEXT NOT NULL,
+    score       REAL NOT NULL,
+    max_score   REAL NOT NULL,
+    groups      TEXT NOT NULL,   -- JSON {group id: score}
+    report      TEXT NOT NULL,   -- the whole report, JSON
+    graded_at   TEXT NOT NULL,
+    seconds     REAL NOT NULL,
+    PRIMARY KEY (sha256, spec_sha256)
+);
+CREATE TABLE IF NOT EXISTS problems (
+    submission  TEXT NOT NULL,
+    sha256      TEXT,
+    spec_sha256 TEXT NOT NULL,
+    message     TEXT NOT NULL,
+    at          TEXT NOT NULL
+);
+"""
+
+
+class BatchError(Exception):
+    """The batch cannot run (no such folder, unusable gradebook, no scheduler)."""
+
+
+def discover(folder: str | Path) -> list[Path]:
+    d = Path(folder)
+    if not d.is_dir():
+        raise BatchError(f"{folder}: not a folder")
+    out = []
+    for p in sorted(d.iterdir()):
+        if p.name.startswith((".", "_")):
+            continue
+        if (p.is_file() and p.suffix in (".py", ".cu")) or p.is_dir():
+            out.append(p)
+    return out
+
+
+def open_gradebook(path: str | Path) -> sqlite3.Connection:
+    try:
+        con = sqlite3.connect(str(path), timeout=30)
+        con.execute("PRAGMA journal_mode=WAL")
+        con.executescript(SCHEMA)
+    except sqlite3.Error as exc:
+        raise BatchError(f"{path}: cannot open the gradebook ({exc})") from None
+    return con
+
+
+def graded(con: sqlite3.Connection, sha: str, spec_sha: str) -> bool:
+    return con.execute("SELECT 1 FROM grades WHERE sha256=? AND spec_sha256=?",
+                       (sha, spec_sha)).fetchone() is not None
+
+
+def record(con: sqlite3.Connection, report: dict, spec_sha: str) -> None:
+    groups = {g["id"]: g["score"] for g in report["groups"]}
+    with con:
+        con.execute("INSERT OR REPLACE INTO grades VALUES (?,?,?,?,?,?,?,?,?)", (
+            report["sha256"], spec_sha, report["submission"], report["score"],
+            report["max_score"], json.dumps(groups), json.dumps(report),
+            time.strftime("%Y-%m-%dT%H:%M:%S"), report.get("execution_time", 0.0)))
+
+
+def record_problem(con, name: str, sha: str | None, spec_sha: str, message: str) -> None:
+    with con:
+        con.execute("INSERT INTO problems VALUES (?,?,?,?,?)",
+                    (name, sha, spec_sha, message, time.strftime("%Y-%m-%dT%H:%M:%S")))
+
+
+# ----------------------------------------------------------------------------- one task
+def grade_task(payload: dict) -> dict:
+    """Grade one submission from plain data (runs in a pool process or on a Dask worker)."""
+    from spec import load_spec
+
+    from .grading import grade
+
+    sub = Submission(**payload["submission"])
+    with tempfile.TemporaryDirectory(prefix="andrea-spec-") as tmp:
+        spec_file = Path(tmp) / payload["spec_file"]
+        spec_file.write_text(payload["spec_text"], encoding="utf-8")
+        spec = load_spec(spec_file)
+        try:
+            report = grade(sub, spec, profile=payload["profile"],
+                           limits=Limits(**payload["limits"]), sandbox=payload["sandbox"],
+                           select=payload["select"])
+        except GraderError as exc:
+            return {"ok": False, "name": sub.name, "sha256": sub.sha256, "message": str(exc)}
+    return {"ok": True, "report": report}
+
+
+def _payload(sub: Submission, spec, profile, limits, sandbox, select) -> dict:
+    return {
+        "submission": {"name": sub.name, "files": sub.files, "module": sub.module,
+                       "kind": sub.kind, "problem": sub.problem,
+                       "problem_fields": sub.problem_fields},
+        "spec_text": Path(spec.path).read_text(encoding="utf-8"),
+        "spec_file": Path(spec.path).name, "profile": profile, "limits": asdict(limits),
+        "sandbox": sandbox, "select": select,
+    }
+
+
+# ----------------------------------------------------------------------------- executors
+def _run_local(payloads, jobs, on_done):
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        futures = {pool.submit(grade_task, p): p for p in payloads}
+        try:
+            for fut in as_completed(futures):
+                on_done(futures[fut], _result(fut))
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def _run_dask(payloads, address, on_done):
+    try:
+        from distributed import Client, as_completed
+    except ImportError as exc:
+        raise BatchError(f"--scheduler needs dask.distributed ({exc})") from None
+    try:
+        client = Client(address, timeout="10s", set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise BatchError(f"cannot reach the Dask scheduler at {address} ({exc})") from None
+    try:
+        futures = {}
+        for p in payloads:
+            f = client.submit(grade_task, p, pure=False)
+            futures[f] = p
+        for fut in as_completed(list(futures)):
+            on_done(futures[fut], _result(fut))
+    finally:
+        client.close()
+
+
+def _result(fut) -> dict:
+    try:
+        return fut.result()
+    except Exception as exc:  # noqa: BLE001 - a grader process died: record, keep going
+        return {"ok": False, "message": f"grader task failed: {type(exc).__name__}: {exc}"}
+
+
+# ----------------------------------------------------------------------------- the batch
+def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, csv_path=None,
+              histogram=None, scheduler=None, profile: str = "grading",
+              limits: Limits | None = None, sandbox: str = "auto", lang: str = "en",
+              select=None, progress: bool = True) -> str:
+    """Grade every submission in `folder`; returns a one-paragraph summary."""
+    limits = limits or Limits()
+    entries = discover(folder)
+    db = Path(db) if db else Path(folder).resolve().parent / "gradebook.sqlite"
+    con = open_gradebook(db)
+    spec_sha = spec_digest(spec, profile)
+    todo, skipped, names, problems = [], 0, [], 0
+    for p in entries:
+        try:
+            sub = load_submission(p)
+        except GraderError as exc:
+            record_problem(con, p.name, None, spec_sha, str(exc))
+            problems += 1
+            continue
+        names.append((sub.name, sub.sha256))
+        if not regrade and graded(con, sub.sha256, spec_sha):
+            skipped += 1
+            continue
+        todo.append(_payload(sub, spec, profile, limits, sandbox, select))
+
+    done = 0
+    bar = _progress(len(todo), progress)
+
+    def on_done(payload, res):
+        nonlocal done, problems
+        if res.get("ok"):
+            record(con, res["report"], spec_sha)
+            done += 1
+        else:
+            sub = payload["submission"]
+            record_problem(con, sub["name"], res.get("sha256"), spec_sha, res.get("message", ""))
+            problems += 1
+        bar.advance(payload["submission"]["name"])
+
+    start = time.monotonic()
+    try:
+        if todo:
+            if scheduler:
+                _run_dask(todo, scheduler, on_done)
+            else:
+                _run_local(todo, max(1, min(jobs, len(todo))), on_done)
+    finally:
+        bar.close()
+    rows = scores(con, names, spec_sha, list(spec.groups))
+    if csv_path:
+        write_csv(csv_path, rows, list(spec.groups))
+    if histogram:
+        write_histogram(histogram, rows, spec)
+    con.close()
+    graded_scores = [r["score"] for r in rows if r.get("score") is not None]
+    mean = sum(graded_scores) / len(graded_scores) if graded_scores else 0.0
+    return (f"graded {done}, skipped {skipped} already graded, {problems} problem(s); "
+            f"{len(graded_scores)} of {len(entries)} submissions have a grade, mean "
+            f"{mean:.2f}; {time.monotonic() - start:.1f} s; gradebook {db}")
+
+
+def scores(con, names, spec_sha, group_ids) -> list[dict]:
+    rows = []
+    for name, sha in names:
+        r = con.execute("SELECT score, max_score, groups, graded_at FROM grades "
+                        "WHERE sha256=? AND spec_sha256=?", (sha, spec_sha)).fetchone()
+        row = {"submission": name, "sha256": sha, "score": None, "max_score": None,
+               "graded_at": None}
+        if r is not None:
+            groups = json.loads(r[2])
+            row.update(score=r[0], max_score=r[1], graded_at=r[3])
+            row.update({g: groups.get(g) for g in group_ids})
+        rows.append(row)
+    return rows
+
+
+def write_csv(path, rows, group_ids) -> None:
+    cols = ["submission", "score", "max_score", *group_ids, "sha256", "graded_at"]
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
+def write_histogram(path, rows, spec) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    vals = [r["score"] for r in rows if r.get("score") is not None]
+    top = max([r["max_score"] for r in rows if r.get("max_score")] or [100])
+    fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
+    ax.hist(vals, bins=20, range=(0, top), color="#3b6ea8", edgecolor="white")
+    ax.set_xlabel(f"score (of {top:g})")
+    ax.set_ylabel("submissions")
+    ax.set_title(f"{spec.title}: {len(vals)} graded")
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+    plt.close(fig)
+
+
+class _progress:
+    """A rich progress bar (or nothing when disabled or not a terminal)."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.p = None
+        if enabled and total:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn)
+
+            self.p = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(),
+                              TimeElapsedColumn(), TextColumn("{task.description}"))
+            self.p.start()
+            self.task = self.p.add_task("", total=total)
+
+    def advance(self, name: str) -> None:
+        if self.p is not None:
+            self.p.update(self.task, advance=1, description=name)
+
+    def close(self) -> None:
+        if self.p is not None:
+            self.p.stop()
