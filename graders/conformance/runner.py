@@ -143,7 +143,8 @@ def reproducer(target: str, recorder: _Recorder, spec: Spec, check: Check) -> st
 
 
 def _example(exc: BaseException) -> str | None:
-    notes = [n for n in getattr(exc, "__notes__", []) if n.startswith(("Falsifying", "Failing"))]
+    notes = [n for n in getattr(exc, "__notes__", [])
+             if n.startswith(("Falsifying", "Failing", "Draw "))]
     return "\n".join(notes) or None
 
 

@@ -16,13 +16,15 @@ ID_DTYPES = (np.int64, np.int32)
 REAL_SIZE_ODDS = 8  # about one example in this many uses the spec's real sizes
 
 
-def real_sizes() -> st.SearchStrategy[bool]:
-    """True about once in REAL_SIZE_ODDS draws; shrinks to False (small)."""
-    return st.sampled_from([False] * (REAL_SIZE_ODDS - 1) + [True])
+def dim(real: int, small_max: int) -> st.SearchStrategy[int]:
+    """A size: the spec's real one about once in REAL_SIZE_ODDS draws, else 1..small_max.
 
-
-def size(real: int, small_max: int, use_real: bool) -> st.SearchStrategy[int]:
-    return st.just(real) if use_real else st.integers(1, min(small_max, real))
+    Each dimension decides on its own, so ids up to V-1 usually come with a small d_model and a
+    full (V, d_model) table is rare: examples stay cheap, and shrinking goes to small sizes.
+    """
+    flag = st.sampled_from([False] * (REAL_SIZE_ODDS - 1) + [True])
+    return flag.flatmap(lambda real_size: st.just(real) if real_size
+                        else st.integers(1, min(small_max, real)))
 
 
 def ids(num_rows: int, shape) -> st.SearchStrategy[np.ndarray]:
@@ -59,12 +61,20 @@ VECTOR_RANGE = (1e-15, 1e15)
 def vectors(n: int, dtype) -> st.SearchStrategy[np.ndarray]:
     """Vectors whose entries are 0 or of magnitude 1e-15..1e15, in float32 or float64.
 
-    Wide enough to expose a wrong formula, narrow enough that the textbook
-    sqrt(v_0^2 + ... + v_n^2) neither overflows nor underflows in float32: an implementation
-    of the course's formula is never rejected for the range of its dtype.
+    Built from a seed and a spread (decades of magnitude: 0, 3 or 15) rather than element by
+    element, so a failure shrinks in a few steps to a short vector of ordinary numbers. The
+    range is wide enough to expose a wrong formula and narrow enough that the textbook
+    sqrt(v_0^2 + ... + v_n^2) neither overflows nor underflows in float32.
     """
+    return st.tuples(seeds(), st.sampled_from([0, 3, 15]), st.booleans()).map(
+        lambda t: _vector(n, dtype, *t))
+
+
+def _vector(n: int, dtype, seed: int, spread: int, zeros: bool) -> np.ndarray:
     lo, hi = VECTOR_RANGE
-    hi = float(np.float32(hi))  # representable in float32 too
-    elements = st.floats(-hi, hi, width=np.finfo(dtype).bits, allow_nan=False,
-                         allow_infinity=False).map(lambda x: 0.0 if abs(x) < lo else x)
-    return hnp.arrays(dtype=dtype, shape=n, elements=elements)
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal(n) * 10.0 ** (spread * rng.uniform(-1.0, 1.0, n))
+    v = np.sign(v) * np.clip(np.abs(v), lo, hi)
+    if zeros:
+        v[rng.random(n) < 0.25] = 0.0
+    return v.astype(dtype)

@@ -14,14 +14,13 @@ from ..registry import check
 def draw_problem(data, spec, *, batched=None):
     """(ids, token_table, position_table) with T <= context, sometimes at real sizes."""
     m = spec.model
-    real = data.draw(S.real_sizes(), label="real sizes")
-    vocab = data.draw(S.size(m.vocab_size, 64, real), label="vocab_size")
-    context = data.draw(S.size(m.context_length, 16, real), label="context_length")
-    d = data.draw(S.size(m.d_model, 12, real), label="d_model")
+    vocab = data.draw(S.dim(m.vocab_size, 64), label="vocab_size")
+    context = data.draw(S.dim(m.context_length, 16), label="context_length")
+    d = data.draw(S.dim(m.d_model, 12), label="d_model")
     t = data.draw(st.integers(1, context), label="T")
     if batched is None:
         batched = data.draw(st.booleans(), label="batched")
-    shape = (data.draw(st.integers(1, 2 if real else 4), label="B"), t) if batched else (t,)
+    shape = (data.draw(st.integers(1, 4 if t * d <= 4096 else 2), label="B"), t) if batched else (t,)
     ids = data.draw(S.ids(vocab, shape), label="token_ids")
     seed = data.draw(S.seeds(), label="table seed")
     return ids, S.table(seed, vocab, d), S.table(seed + 1, context, d)
@@ -29,7 +28,7 @@ def draw_problem(data, spec, *, batched=None):
 
 def _embed(impl, ids, tok, pos):
     call = call_repr("embed", ids, tok, pos)
-    return as_array("x", impl.embed(ids, tok, pos), call), call
+    return as_array("x", impl.embed(ids.copy(), tok.copy(), pos.copy()), call), call
 
 
 def _position_hint(x, ids, tok, pos):

@@ -14,9 +14,8 @@ from ..registry import check
 
 def draw_table(data, spec, *, dtype=np.float32, special=False):
     """A (rows, d_model) table, at the spec's real size about one draw in eight."""
-    real = data.draw(S.real_sizes(), label="real sizes")
-    rows = data.draw(S.size(spec.model.vocab_size, 64, real), label="rows")
-    d = data.draw(S.size(spec.model.d_model, 12, real), label="d_model")
+    rows = data.draw(S.dim(spec.model.vocab_size, 64), label="rows")
+    d = data.draw(S.dim(spec.model.d_model, 12), label="d_model")
     seed = data.draw(S.seeds(), label="table seed")
     table = S.table(seed, rows, d, dtype)
     if special:
@@ -26,7 +25,7 @@ def draw_table(data, spec, *, dtype=np.float32, special=False):
 
 def _lookup(impl, table, ids):
     call = call_repr("lookup", table, ids)
-    return as_array("out", impl.lookup(table, ids), call), call
+    return as_array("out", impl.lookup(table.copy(), ids.copy()), call), call
 
 
 def _wrong_row_hint(out, table, ids):

@@ -31,7 +31,7 @@ def _exact_norm(v) -> float:
 
 def _pair(data, spec):
     dtype = data.draw(st.sampled_from([np.float32, np.float64]), label="dtype")
-    n = data.draw(st.one_of(st.integers(1, 64), st.just(spec.model.d_model)), label="length")
+    n = data.draw(S.dim(spec.model.d_model, 64), label="length")
     u = data.draw(S.vectors(n, dtype), label="u")
     v = data.draw(S.vectors(n, dtype), label="v")
     return u, v, spec.tolerance(dtype)

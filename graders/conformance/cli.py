@@ -1,0 +1,92 @@
+"""andrea-conform: run the conformance suite against one implementation.
+
+    andrea-conform andrea_ref
+    andrea-conform path/to/submission.py --spec gpt2-small --profile thorough
+    andrea-conform mine.py --select 'EMB-*' --format json
+
+Exit status: 0 when every check passes (skipped optional checks are fine), 1 when any check
+fails, 2 when the run cannot start (unknown spec, import failure, bad arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from rich.console import Console
+from rich.markup import escape
+
+from spec import SpecError, load_spec
+
+from .profiles import DEFAULT_PROFILE, PROFILES
+from .registry import all_checks, select as select_checks
+from .report import LABEL, explain, summary_line
+from .runner import ERROR, FAILED, PASSED, ImplementationLoadError, load_impl, run_checks
+
+STYLE = {PASSED: "green", FAILED: "bold red", ERROR: "bold magenta", "skipped": "yellow"}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="andrea-conform", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("target", nargs="?", help="implementation: module name or path to a .py file")
+    p.add_argument("--spec", default=None, help="bundled spec name or YAML path (default andrea-120m)")
+    p.add_argument("--profile", default=DEFAULT_PROFILE, choices=sorted(PROFILES),
+                   help="Hypothesis profile (default: %(default)s)")
+    p.add_argument("--select", action="append", metavar="ID",
+                   help="only checks whose id or clause matches (fnmatch; repeatable)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--list", action="store_true", help="list the checks and their clauses, then exit")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    out = Console(highlight=False, soft_wrap=True)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    try:
+        spec = load_spec(args.spec)
+        checks = select_checks(all_checks(), args.select)
+    except (SpecError, KeyError) as exc:
+        err.print(f"andrea-conform: {escape(str(exc).strip(chr(39)))}")
+        return 2
+    if args.list:
+        for c in checks:
+            out.print(f"{c.id:40} {', '.join(c.clauses):32} {escape(c.doc)}")
+        return 0
+    if not args.target:
+        err.print("andrea-conform: give the implementation to check, e.g. andrea-conform andrea_ref")
+        return 2
+    try:
+        impl = load_impl(args.target)
+    except ImplementationLoadError as exc:
+        err.print(f"andrea-conform: {escape(str(exc))}")
+        return 2
+
+    def show(r):
+        if args.format == "text":
+            out.print(f"[{STYLE[r.status]}]{LABEL[r.status]:5}[/] {', '.join(r.clauses):34} "
+                      f"{r.check_id} [dim]{r.duration_s:.2f}s[/]")
+            if r.status in (FAILED, ERROR):
+                out.print(escape(explain(r, spec)), style="red", markup=False)
+                out.print()
+
+    if args.format == "text":
+        out.print(f"andrea-conform: {escape(args.target)} against spec {spec.name} "
+                  f"(profile {args.profile})")
+    results = run_checks(impl, spec, profile=args.profile, select=args.select,
+                         target=args.target, on_result=show)
+    ok = all(r.status not in (FAILED, ERROR) for r in results)
+    if args.format == "json":
+        json.dump({"target": args.target, "spec": spec.name, "profile": args.profile,
+                   "passed": ok, "results": [r.to_dict() for r in results]}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        out.print(("[green]conforms[/]: " if ok else "[bold red]does not conform[/]: ")
+                  + summary_line(results))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,22 @@
+"""The conformance suite as pytest tests: one test per registered check.
+
+Run with ``pytest --pyargs graders.conformance --impl MODULE_OR_PATH`` (see plugin.py).
+"""
+
+import pytest
+
+from graders.conformance.profiles import use_profile
+from graders.conformance.registry import all_checks
+from graders.conformance.report import explain
+from graders.conformance.runner import PASSED, SKIPPED, run_check
+
+
+@pytest.mark.parametrize("check", all_checks(), ids=lambda c: f"{c.clauses[0]}-{c.id}")
+def test_clause(check, conformance_impl, conformance_spec, conformance_profile,
+                conformance_target):
+    with use_profile(conformance_profile):
+        result = run_check(check, conformance_impl, conformance_spec, target=conformance_target)
+    if result.status == SKIPPED:
+        pytest.skip(result.message)
+    if result.status != PASSED:
+        pytest.fail(explain(result, conformance_spec), pytrace=False)

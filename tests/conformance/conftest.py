@@ -1,0 +1,8 @@
+import pytest
+
+from spec import load_spec
+
+
+@pytest.fixture(scope="session")
+def andrea_spec():
+    return load_spec("andrea-120m")
