@@ -1,0 +1,111 @@
+"""Meta-tests of the assertion helpers and the tolerance model: they catch what they must and
+never reject a correct answer computed in another order or precision."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graders.conformance.assertions import (assert_bitwise_equal, assert_close_scaled,
+                                            assert_equal, assert_raises, call_repr)
+from graders.conformance.registry import ConformanceError, select, all_checks
+from graders.conformance.runner import PASSED, run_checks
+from spec import load_spec
+
+
+def test_bitwise_equal_sees_negative_zero_and_nan_payloads():
+    a = np.array([0.0, 1.0], np.float32)
+    with pytest.raises(ConformanceError, match=r"out\[0\]=.*-0\.0.*but should be.*0\.0"):
+        assert_bitwise_equal("out", np.array([-0.0, 1.0], np.float32), a, "f()")
+    nan1 = np.array([np.nan], np.float32)
+    nan2 = nan1.view(np.uint32).copy()
+    nan2 += 1
+    with pytest.raises(ConformanceError):
+        assert_bitwise_equal("out", nan2.view(np.float32), nan1, "f()")
+    assert_bitwise_equal("out", nan1.copy(), nan1, "f()")
+
+
+def test_messages_name_shape_dtype_and_call():
+    x = np.zeros((3, 4), np.float32)
+    with pytest.raises(ConformanceError) as info:
+        assert_bitwise_equal("out", x, np.zeros((3, 5), np.float32), "lookup(table, ids)")
+    assert str(info.value) == "out.shape=(3, 4), but should be (3, 5) [lookup(table, ids)]"
+    with pytest.raises(ConformanceError, match=r"out.dtype=float64, but should be float32"):
+        assert_bitwise_equal("out", x.astype(np.float64), x, "f()")
+
+
+def test_equal_reports_first_mismatch_and_count():
+    with pytest.raises(ConformanceError, match=r"x\[1\]=.*3.*but should be exactly.*2.*1 of 3"):
+        assert_equal("x", np.array([1.0, 3.0, 5.0]), np.array([1.0, 2.0, 5.0]), "g()")
+
+
+def test_raises_distinguishes_wrong_type_and_no_error():
+    def wraps(ids):
+        return ids[-1]
+
+    with pytest.raises(ConformanceError, match="returned normally, but should raise IndexError"):
+        assert_raises(IndexError, wraps, [1, 2], call="wraps([1, 2])")
+
+    def wrong(_):
+        raise ValueError("nope")
+
+    with pytest.raises(ConformanceError, match=r"raised ValueError\('nope'\), but should raise IndexError"):
+        assert_raises(IndexError, wrong, 1, call="wrong(1)")
+    assert isinstance(assert_raises(LookupError, lambda: [][1], call="x"), IndexError)
+
+
+def test_call_repr_inlines_small_arrays_only():
+    s = call_repr("lookup", np.arange(3), np.zeros((100, 4), np.float32), k=2)
+    assert s == "lookup(np.array([0, 1, 2], dtype=int64), float32(100, 4), k=2)"
+
+
+def test_scaled_tolerance_rejects_a_dropped_term_but_not_roundoff():
+    rng = np.random.default_rng(0)
+    u, v = rng.standard_normal(768).astype(np.float32), rng.standard_normal(768).astype(np.float32)
+    exact = float(np.dot(u.astype(np.float64), v.astype(np.float64)))
+    scale = 768 * np.linalg.norm(u.astype(np.float64)) * np.linalg.norm(v.astype(np.float64))
+    tol = load_spec().tolerance(np.float32)["per_term"]
+    acc = np.float32(0)
+    for a, b in zip(u, v):               # the worst order: one float32 running sum
+        acc = np.float32(acc + a * b)
+    assert_close_scaled("dot", float(acc), exact, scale, tol, "dot")
+    assert_close_scaled("dot", float(np.dot(u[::-1], v[::-1])), exact, scale, tol, "dot")
+    with pytest.raises(ConformanceError, match="allowed"):
+        assert_close_scaled("dot", exact - float(u[-1]) * float(v[-1]) + 0.5, exact, scale, tol, "dot")
+
+
+def test_select_refuses_patterns_that_match_nothing():
+    with pytest.raises(KeyError, match="EMB-NOPE"):
+        select(all_checks(), ["EMB-NOPE-*"])
+    assert {c.id for c in select(all_checks(), ["bwd-tok-*"])} == {
+        "token_gradient_scatter_add", "token_gradient_zero_rows"}
+
+
+def test_sequential_float32_implementations_are_accepted(tmp_path):
+    """Running float32 sums (the least accurate correct order) pass the reduction checks."""
+    path = tmp_path / "sequential.py"
+    path.write_text('''
+import numpy as np
+from andrea_ref import *
+def dot(u, v):
+    u, v = np.asarray(u), np.asarray(v)
+    if u.shape != v.shape:
+        raise ValueError("length mismatch")
+    acc = u.dtype.type(0)
+    for a, b in zip(u, v):
+        acc = u.dtype.type(acc + a * b)
+    return float(acc)
+def embed_backward(token_ids, grad_out, vocab_size, context_length):
+    import andrea_ref
+    ids = np.asarray(token_ids)
+    g_tok, g_pos = andrea_ref.embed_backward(token_ids, grad_out, vocab_size, context_length)
+    g_tok[:] = 0
+    flat, rows = ids.reshape(-1), np.asarray(grad_out).reshape(-1, grad_out.shape[-1])
+    for i in range(flat.size):
+        g_tok[flat[i]] += rows[i]     # float32, in order of appearance
+    return g_tok, g_pos
+''')
+    from graders.conformance.runner import load_impl
+    results = run_checks(load_impl(path), load_spec(), profile="ci",
+                         select=["VEC-DOT-01", "BWD-TOK-01"])
+    assert [r.status for r in results] == [PASSED] * len(results), [r.message for r in results]
