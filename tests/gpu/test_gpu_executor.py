@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from andrea_gpu.executor import (BuildError, KernelError, Module, OutOfBoundsError, RaceError,
-                                 kernel_names)
+                                 build, kernel_names)
 
 
 def f32(*a):
@@ -138,3 +138,14 @@ def test_kernel_names_ignore_comments():
     src = '// __global__ void old(int x)\nextern "C" __global__ void __launch_bounds__(128) ' \
           'k1(int *a) {}\n/* __global__ void gone() */ extern "C" __global__ void k2() {}'
     assert kernel_names(src) == ["k1", "k2"]
+
+
+def test_builds_are_cached_by_content(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANDREA_GPU_CACHE", str(tmp_path))
+    src = 'extern "C" __global__ void k(int *a) { a[threadIdx.x] = 1; }\n'
+    first = build(src, "tiny.cu")
+    assert first.parent == tmp_path
+    stamp = first.stat().st_mtime_ns
+    assert build(src, "tiny.cu") == first and first.stat().st_mtime_ns == stamp
+    assert build(src.replace("= 1", "= 2"), "tiny.cu") != first
+    assert len(list(tmp_path.glob("*.so"))) == 2
