@@ -57,6 +57,11 @@ def assert_dtype(name: str, got: np.ndarray, want, call: str) -> None:
         fail(f"{name}.dtype={got.dtype.name}, but should be {want.name}", call)
 
 
+def _item(a: np.ndarray, idx) -> Any:
+    """One element as a plain Python value (reads 1.5, not np.float32(1.5))."""
+    return np.asarray(a)[idx].item()
+
+
 def _first_mismatch(mask: np.ndarray) -> tuple[int, ...]:
     return tuple(int(i) for i in np.argwhere(mask)[0])
 
@@ -71,8 +76,8 @@ def assert_bitwise_equal(name: str, got: np.ndarray, want: np.ndarray, call: str
     bad = np.any(g != w, axis=-1)
     if bad.any():
         idx = _first_mismatch(bad)
-        fail(f"{name}[{', '.join(map(str, idx))}]={got[idx]!r}, but should be {want[idx]!r} "
-             f"(bit for bit; {int(bad.sum())} of {bad.size} elements differ)", call, hint)
+        fail(f"{name}[{', '.join(map(str, idx))}]={_item(got, idx)!r}, but should be "
+             f"{_item(want, idx)!r} (bit for bit; {int(bad.sum())} of {bad.size} elements differ)", call, hint)
 
 
 def assert_equal(name: str, got: np.ndarray, want: np.ndarray, call: str,
@@ -82,8 +87,8 @@ def assert_equal(name: str, got: np.ndarray, want: np.ndarray, call: str,
     bad = got != want
     if np.any(bad):
         idx = _first_mismatch(bad)
-        fail(f"{name}[{', '.join(map(str, idx))}]={got[idx]!r}, but should be exactly "
-             f"{want[idx]!r} ({int(bad.sum())} of {bad.size} elements differ)", call, hint)
+        fail(f"{name}[{', '.join(map(str, idx))}]={_item(got, idx)!r}, but should be exactly "
+             f"{_item(want, idx)!r} ({int(bad.sum())} of {bad.size} elements differ)", call, hint)
 
 
 def assert_close_scaled(name: str, got, want, scale, tol: float, call: str,
@@ -106,7 +111,8 @@ def assert_close_scaled(name: str, got, want, scale, tol: float, call: str,
                  f"(|error| {float(err):.3g} > allowed {float(bound):.3g})", call, hint)
         idx = _first_mismatch(bad)
         b = bound[idx] if np.ndim(bound) else bound
-        fail(f"{name}[{', '.join(map(str, idx))}]={got_a[idx]!r}, but should be {want_a[idx]!r} "
+        fail(f"{name}[{', '.join(map(str, idx))}]={_item(got_a, idx)!r}, but should be "
+             f"{_item(want_a, idx)!r} "
              f"(|error| {err[idx]:.3g} > allowed {float(b):.3g}; {int(bad.sum())} of "
              f"{bad.size} elements off)", call, hint)
 

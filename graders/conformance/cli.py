@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             out.print(f"[{STYLE[r.status]}]{LABEL[r.status]:5}[/] {', '.join(r.clauses):34} "
                       f"{r.check_id} [dim]{r.duration_s:.2f}s[/]")
             if r.status in (FAILED, ERROR):
-                out.print(escape(explain(r, spec)), style="red", markup=False)
+                out.print(explain(r, spec), style="red", markup=False)
                 out.print()
 
     if args.format == "text":

@@ -138,8 +138,14 @@ def reproducer(target: str, recorder: _Recorder, spec: Spec, check: Check) -> st
                   "    return g"]
     lines += ["", f"impl = load_impl({target!r})",
               f"print(impl.{fn}({', '.join(parts)}))",
-              f"# or: andrea-conform {target} --spec {spec.path} --select {check.id}"]
+              f"# or: andrea-conform {target} --spec {_spec_arg(spec)} --select {check.id}"]
     return "\n".join(lines)
+
+
+def _spec_arg(spec: Spec) -> str:
+    from spec import SPEC_DIR
+
+    return spec.name if spec.path.parent == SPEC_DIR else str(spec.path)
 
 
 def _example(exc: BaseException) -> str | None:

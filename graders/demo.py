@@ -1,0 +1,38 @@
+"""`make demo`: the conformance suite on a bundled correct and a bundled buggy submission.
+
+    python -m graders.demo
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.rule import Rule
+
+from graders.conformance import cli
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "submissions"
+
+
+def main() -> int:
+    console = Console()
+    runs = [("correct", EXAMPLES / "correct_student.py", 0),
+            ("buggy (one classic backward bug)", EXAMPLES / "buggy_student.py", 1)]
+    ok = True
+    for title, path, expected in runs:
+        console.print(Rule(f"andrea-conform {path.relative_to(EXAMPLES.parent.parent)}  [{title}]"))
+        code = cli.main([str(path)])
+        console.print(f"exit status {code} (expected {expected})\n")
+        ok &= code == expected
+    console.print(Rule("next"))
+    console.print("andrea-conform andrea_ref                      # the reference conforms\n"
+                  "pytest --pyargs graders.conformance --impl PATH # the same checks under pytest\n"
+                  "andrea-audit docs ../shared/seeds/*.txt         # course text vs spec\n"
+                  "andrea-grade examples/submissions/buggy_student.py --format text")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
