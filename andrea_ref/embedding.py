@@ -147,10 +147,12 @@ def embed(token_ids, token_table: np.ndarray, position_table: np.ndarray) -> np.
     if token_table.shape[1] != position_table.shape[1]:
         raise ValueError(f"token_table has d_model = {token_table.shape[1]} but position_table "
                          f"has d_model = {position_table.shape[1]}")
+    if token_table.dtype != position_table.dtype:
+        raise TypeError(f"token_table is {token_table.dtype} but position_table is "
+                        f"{position_table.dtype}; give both tables one dtype")
     ids = validate.token_ids(token_ids, token_table.shape[0])
     validate.sequence(ids, position_table.shape[0])
-    out = np.empty(ids.shape + token_table.shape[1:],
-                   dtype=np.result_type(token_table, position_table))
+    out = np.empty(ids.shape + token_table.shape[1:], dtype=token_table.dtype)
     _gather_rows(token_table, ids, out, position_table)
     return out
 
