@@ -76,7 +76,7 @@ class CpuBackend:
         return np.asarray(a)
 
     @staticmethod
-    def shape(kind: str, n: int) -> tuple[tuple[int], tuple[int]]:
+    def shape(kind: str, n: int, width: int | None = None) -> tuple[tuple[int], tuple[int]]:
         """(grid, block): every kernel is grid-stride, so few blocks of few threads suffice."""
         block = 64 if kind == "flat" else 32
         return (max(1, min(n, 8)),), (block,)
@@ -113,12 +113,19 @@ class CudaBackend:
         return self.xp.asnumpy(a)
 
     @staticmethod
-    def shape(kind: str, n: int) -> tuple[tuple[int], tuple[int]]:
-        """(grid, block) for `n` rows ("rows": one block per row, 128 threads over d_model;
-        "reduce": blocks of 256 with shared-memory reductions; "flat": one thread per item)."""
+    def shape(kind: str, n: int, width: int | None = None) -> tuple[tuple[int], tuple[int]]:
+        """(grid, block) for `n` work items.
+
+        "rows": one block per row, threads across the row's `width` vectors (rounded up to a
+        warp, 64..256; d_model = 768 gives 192 threads, one float4 each); "reduce": blocks of
+        256 with shared-memory reductions; "flat": one thread per item.
+        """
         if kind == "flat":
             return (max(1, min(-(-n // 256), 1 << 16)),), (256,)
-        return (max(1, min(n, 1 << 20)),), (256 if kind == "reduce" else 128,)
+        if kind == "reduce":
+            return (max(1, min(n, 1 << 20)),), (256,)
+        block = 128 if width is None else min(256, max(64, -(-width // 32) * 32))
+        return (max(1, min(n, 1 << 20)),), (block,)
 
 
 @lru_cache(maxsize=None)

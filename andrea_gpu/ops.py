@@ -48,9 +48,15 @@ class Engine:
         self.cos_mod = backend.module(cosine_source, "cosine.cu") if cosine_source else None
 
     # --------------------------------------------------------------------- helpers
-    def _launch(self, name: str, kind: str, n: int, args, *, mod=None, deterministic=True):
+    def _launch(self, name: str, kind: str, n: int, args, *, mod=None, deterministic=True,
+                width: int | None = None):
+        """Launch `name` over `n` work items; `width` (items per row) lets a backend fit the
+        block to the row (andrea_gpu's own shapes only)."""
         kernel = (mod or self.mod).get_function(name)
-        grid, block = self.shapes(kind, n)
+        if width is not None and self.shapes == self.be.shape:
+            grid, block = self.be.shape(kind, n, width)
+        else:
+            grid, block = self.shapes(kind, n)
         self.be.launch(kernel, grid, block, args, deterministic=deterministic)
 
     def _bad_flag(self):
@@ -99,7 +105,7 @@ class Engine:
         bad = self._bad_flag()
         self._launch("andrea_gather_words", "rows", n,
                      (tab, self._ids(ids), out, np.int32(n), _int32("row width", words),
-                      num_rows, bad))
+                      num_rows, bad), width=words // 4 if words % 4 == 0 else words)
         self._check_bad(bad, ids, rows)
         got = self.be.asnumpy(out).view(np.uint8)[:, :row_bytes]
         return np.ascontiguousarray(got).view(table.dtype).reshape(out_shape)
@@ -144,9 +150,11 @@ class Engine:
         n, d = int(ids.shape[0]), int(tok.shape[1])
         out = self.be.xp.empty((n, d), dtype=tok.dtype)
         bad = self._bad_flag()
+        vec = 16 // tok.dtype.itemsize  # elements per 16-byte vector
         self._launch(kernel, "rows", n,
                      (ids, tok, pos, out, np.int32(n), np.int32(t), _int32("d_model", d),
-                      _int32("the number of token_table rows", tok.shape[0]), bad))
+                      _int32("the number of token_table rows", tok.shape[0]), bad),
+                     width=d // vec if d % vec == 0 else d)
         return out, bad
 
     # --------------------------------------------------------------------- backward
