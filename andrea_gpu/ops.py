@@ -118,9 +118,12 @@ class Engine:
         if token_table.shape[1] != position_table.shape[1]:
             raise ValueError(f"token_table has d_model = {token_table.shape[1]} but "
                              f"position_table has d_model = {position_table.shape[1]}")
+        if token_table.dtype != position_table.dtype:  # as andrea_ref: no silent promotion
+            raise TypeError(f"token_table is {token_table.dtype} but position_table is "
+                            f"{position_table.dtype}; give both tables one dtype")
         ids = validate.token_ids(token_ids, token_table.shape[0])
         t = validate.sequence(ids, position_table.shape[0])
-        dtype = np.result_type(token_table, position_table)
+        dtype = token_table.dtype
         d = token_table.shape[1]
         out_shape = ids.shape + (d,)
         if ids.size == 0 or d == 0:
@@ -132,9 +135,8 @@ class Engine:
         elif not self.native:
             return andrea_ref.embed(ids, token_table, position_table)
         else:
-            raise TypeError(f"andrea_gpu computes the embedding in float32 or float64, not in "
-                            f"{dtype} (token_table {token_table.dtype}, position_table "
-                            f"{position_table.dtype})")
+            raise TypeError(f"andrea_gpu computes the embedding in float16, float32 or "
+                            f"float64, not in {dtype}")
         # float16 + float16 computed in float32 and rounded once is numpy's float16 sum.
         tok = self.be.asarray(token_table.astype(work, copy=False))
         pos = self.be.asarray(position_table[:t].astype(work, copy=False))
