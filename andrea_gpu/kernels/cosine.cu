@@ -85,7 +85,8 @@ __device__ __forceinline__ void andrea_cos(const T *__restrict__ q, const double
         for (int c = threadIdx.x; c < d; c += blockDim.x)
             s += ((double)a[c] / sa) * ((double)b[c] / sb);
         s = andrea_block_sum(red, s);
-        if (threadIdx.x == 0) scores[p] = fmin(1.0, fmax(-1.0, s));
+        // clip the last bit of roundoff; a NaN (from inf or nan inputs) stays NaN
+        if (threadIdx.x == 0) scores[p] = s > 1.0 ? 1.0 : (s < -1.0 ? -1.0 : s);
     }
 }
 
