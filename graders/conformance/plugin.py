@@ -22,6 +22,10 @@ from .profiles import DEFAULT_PROFILE, PROFILES
 from .runner import ImplementationLoadError, load_impl
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "andrea_conformance: a conformance check run as a test")
+
+
 def pytest_addoption(parser):
     group = parser.getgroup("andrea-conformance", "ANDREA embedding conformance")
     group.addoption("--impl", default=None, metavar="MODULE_OR_PATH",
@@ -73,6 +77,10 @@ def _read_patterns(path: str) -> list[str]:
 
 
 def pytest_collection_modifyitems(config, items):
+    conformance = [i for i in items if i.get_closest_marker("andrea_conformance")]
+    if conformance and not config.getoption("--impl"):
+        raise pytest.UsageError("the conformance tests need --impl MODULE_OR_PATH "
+                                "(e.g. --impl andrea_ref)")
     path = config.getoption("--conformance-xfails")
     if not path:
         return

@@ -11,6 +11,7 @@ from graders.conformance.report import explain
 from graders.conformance.runner import PASSED, SKIPPED, run_check
 
 
+@pytest.mark.andrea_conformance
 @pytest.mark.parametrize("check", all_checks(), ids=lambda c: f"{c.clauses[0]}-{c.id}")
 def test_clause(check, conformance_impl, conformance_spec, conformance_profile,
                 conformance_target):

@@ -1,0 +1,39 @@
+"""The pytest-native way: pytest --pyargs graders.conformance --impl TARGET."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BUGGY = str(ROOT / "examples/submissions/buggy_student.py")
+
+
+def _pytest(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                           "--pyargs", "graders.conformance", *args],
+                          capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def test_plugin_reports_the_failing_clause(tmp_path):
+    proc = _pytest("--impl", BUGGY, "-k", "BWD-TOK-01 or PAR-TOKEN-01", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "1 failed, 1 passed" in proc.stdout.replace(", 35 deselected", "")
+    assert "BWD-TOK-01" in proc.stdout and "Repeated ids must accumulate" in proc.stdout
+
+
+def test_xfail_file_marks_known_failures_and_warns_about_unused_patterns(tmp_path):
+    known = tmp_path / "known.txt"
+    known.write_text("BWD-TOK-01   # the bug we know about\nEMB-TYPO-*\n")
+    proc = _pytest("--impl", BUGGY, "-k", "BWD-TOK-01 or PAR-TOKEN-01",
+                   "--conformance-xfails", str(known), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout and "1 xfailed" in proc.stdout
+    assert "'EMB-TYPO-*' matches no conformance check or clause" in proc.stdout
+
+
+def test_missing_impl_option_is_a_usage_error(tmp_path):
+    proc = _pytest("-k", "PAR-TOKEN-01", cwd=tmp_path)
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    assert "--impl" in proc.stderr
