@@ -241,13 +241,11 @@ class Engine:
         self._launch(norms_k, "reduce", nq, (q, qn, np.int32(nq), np.int32(d)), mod=self.cos_mod)
         self._launch(norms_k, "reduce", rows, (tab, tn, np.int32(rows), np.int32(d)),
                      mod=self.cos_mod)
-        for name, norms, arr in (("query", qn, queries), ("table", tn, table)):
+        for name, norms in (("query", qn), ("table", tn)):
             zero = np.flatnonzero(self.be.asnumpy(norms) == 0)
             if zero.size:
-                label = "u" if name == "query" and arr.shape[0] == 1 and table.shape[0] == 1 \
-                    else f"{name} row {int(zero[0])}"
-                raise ValueError(f"the cosine is undefined for a zero vector ({label} is all "
-                                 f"zeros)")
+                raise ValueError(f"the cosine is undefined for a zero vector ({name} row "
+                                 f"{int(zero[0])} is all zeros)")
         scores = xp.empty((nq, rows), dtype=np.float64)
         self._launch(scores_k, "reduce", nq * rows,
                      (q, qn, tab, tn, scores, np.int32(nq), np.int32(rows), np.int32(d)),
