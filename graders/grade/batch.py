@@ -151,7 +151,7 @@ def _run_dask(payloads, address, on_done):
     except ImportError as exc:
         raise BatchError(f"--scheduler needs dask.distributed ({exc})") from None
     try:
-        client = Client(address, timeout="10s", set_as_default=False)
+        client = Client(address, timeout="10s")
     except (OSError, TimeoutError) as exc:
         raise BatchError(f"cannot reach the Dask scheduler at {address} ({exc})") from None
     try:

@@ -173,6 +173,9 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
                 results = run_checks(proxy, spec, profile=profile, select=select,
                                      target=sub.module, on_result=progress)
             else:
+                err = outcome.error or {}
+                if sub.kind == "kernel" and err.get("type") == "NvrtcUnavailable":
+                    raise GraderError(f"kernel grading unavailable: {err.get('msg', '')}")
                 kind = outcome.fault.kind if outcome.fault is not None else "import"
                 imp = {"ok": False, "kind": kind, "error": outcome.error,
                        "fault": str(outcome.fault) if outcome.fault is not None else None}

@@ -173,7 +173,8 @@ class _Decoder:
             if not len(data):
                 return np.zeros(shape, dtype=dt)
             # a view of the frame's own buffer (a fresh bytearray per frame): no copy
-            return np.frombuffer(data, dtype=dt).reshape(shape)
+            arr = np.frombuffer(data, dtype=dt).reshape(shape)
+            return arr if arr.flags.writeable else arr.copy()
         if tag == "ndobj":
             shape = d.get("shape")
             items = d.get("v")

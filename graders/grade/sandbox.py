@@ -139,7 +139,20 @@ def choose_mode(requested: str = "auto") -> tuple[str, str]:
     return "rlimits", note
 
 
-def _bwrap_prefix(exe: str, dirs: dict, site: list[tuple[Path, str]]) -> list[str]:
+def _site_packages() -> Path:
+    import numpy
+
+    return Path(numpy.__file__).resolve().parent.parent
+
+
+def _kernel_packages() -> list[Path]:
+    """The project packages a kernel submission's host side needs (never graders/)."""
+    root = HERE.parent.parent
+    return [root / n for n in ("andrea_gpu", "andrea_ref", "spec") if (root / n).is_dir()]
+
+
+def _bwrap_prefix(exe: str, dirs: dict, site: list[tuple[Path, str]],
+                  gpu: bool = False) -> list[str]:
     is_root = os.geteuid() == 0
     cmd = [exe, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
            "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
@@ -158,9 +171,12 @@ def _bwrap_prefix(exe: str, dirs: dict, site: list[tuple[Path, str]]) -> list[st
         for anc in reversed(Path(prefix).parents[:-1]):  # created searchable, not 0700
             cmd += ["--perms", "0755", "--dir", str(anc)]
         cmd += ["--ro-bind", prefix, prefix]
-    for d in (IN_SANDBOX, f"{IN_SANDBOX}/site"):
+    for d in (IN_SANDBOX, f"{IN_SANDBOX}/site", f"{IN_SANDBOX}/project"):
         cmd += ["--perms", "0755", "--dir", d]
     cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    if gpu:
+        for dev in sorted(Path("/dev").glob("nvidia*")):
+            cmd += ["--dev-bind-try", str(dev), str(dev)]
     if "runtime" in dirs:
         cmd += ["--ro-bind", str(dirs["runtime"]), f"{IN_SANDBOX}/runtime"]
     if "submission" in dirs:
@@ -257,13 +273,25 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str]) -> L
     uid = None
     if is_root and (mode == "bwrap" or _traversable(prefix)):
         uid = UID_BASE + os.getpid() * 64 + next(_UID_SLOTS) % 64
+    extra_sites: list[str] = []
     if mode == "bwrap":
         site = [(pkg, f"{IN_SANDBOX}/site/{pkg.name}") for pkg in _package_dirs()]
-        base = _bwrap_prefix(bwrap_path(), scratch.dirs, site)
+        if scratch.kernel:  # trusted host code (andrea_gpu) compiles and launches the kernel
+            site += [(p, f"{IN_SANDBOX}/project/{p.name}") for p in _kernel_packages()]
+            site += [(_site_packages(), f"{IN_SANDBOX}/sitefull")]
+            extra_sites = [f"{IN_SANDBOX}/project", f"{IN_SANDBOX}/sitefull"]
+        base = _bwrap_prefix(bwrap_path(), scratch.dirs, site, gpu=scratch.kernel)
         inside = {k: f"{IN_SANDBOX}/{k}" for k in ("runtime", "submission", "work", "site")}
     else:
         base = []
         inside = {k: str(v) for k, v in scratch.dirs.items()}
+        if scratch.kernel:
+            proj = scratch.root / "project"
+            proj.mkdir(exist_ok=True)
+            for p in _kernel_packages():
+                if not (proj / p.name).exists():
+                    (proj / p.name).symlink_to(p)
+            extra_sites = [str(proj), str(_site_packages())]
     if uid is not None:
         os.chown(scratch.dirs["work"], uid, uid)
         os.chown(scratch.dirs["work"] / "tmp", uid, uid)
@@ -274,6 +302,8 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str]) -> L
                    "--runtime", inside["runtime"],
                    "--module", f"{inside['submission']}/{scratch.module_rel}",
                    "--site", inside["site"], "--functions", ",".join(functions)]
+    for extra in extra_sites:
+        argv += ["--site", extra]
     if uid is not None:
         argv += ["--drop-uid", str(uid)]
     if scratch.kernel:

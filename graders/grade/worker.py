@@ -251,12 +251,12 @@ def _load_kernel(path: str):
         raise RuntimeError(f"kernel grading unavailable: {exc}") from None
     ok, log = compile_kernel_source(path)
     if not ok:
-        raise _CompileError(str(log)[:MSG_LIMIT])
+        raise CompileError(str(log)[:MSG_LIMIT])
     return load_kernel_submission(path)
 
 
-class _CompileError(Exception):
-    pass
+class CompileError(Exception):
+    """The kernel source does not compile (the message is the compiler's log)."""
 
 
 def _read_into(f, buf: bytearray):

@@ -1,0 +1,82 @@
+"""Batch grading: gradebook, skipping, regrading, CSV, histogram, Dask."""
+import csv
+import shutil
+import sqlite3
+
+import pytest
+
+from graders.grade import batch
+
+from .conftest import CORRECT, HOSTILE, LIMITS
+
+SELECT = ["token_table_params", "lookup_selects_row", "dot_product"]
+
+
+@pytest.fixture
+def folder(tmp_path):
+    d = tmp_path / "subs"
+    d.mkdir()
+    shutil.copy(CORRECT, d / "alice.py")
+    shutil.copy(HOSTILE / "partial.py", d / "bob.py")
+    shutil.copy(HOSTILE / "syntax_error.py", d / "carol.py")
+    (d / "dave").mkdir()
+    shutil.copy(CORRECT, d / "dave" / "submission.py")
+    return d
+
+
+def _run(folder, spec, tmp_path, **kw):
+    return batch.run_batch(folder, spec, jobs=2, db=tmp_path / "gb.sqlite", profile="dev",
+                           limits=LIMITS, select=SELECT, progress=False, **kw)
+
+
+def test_batch_gradebook_csv_histogram_and_skip(folder, spec, tmp_path):
+    out = _run(folder, spec, tmp_path, csv_path=tmp_path / "s.csv",
+               histogram=tmp_path / "h.png")
+    assert out.startswith("graded 4, skipped 0")
+    rows = {r["submission"]: r for r in csv.DictReader(open(tmp_path / "s.csv"))}
+    assert float(rows["alice.py"]["score"]) == 45.0       # 10 + 20 + 15: the selected groups
+    assert float(rows["dave"]["score"]) == 45.0
+    assert float(rows["bob.py"]["lookup"]) == 0 and float(rows["bob.py"]["params"]) == 10
+    assert float(rows["carol.py"]["score"]) == 0
+    assert (tmp_path / "h.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert _run(folder, spec, tmp_path).startswith("graded 0, skipped 4")
+    (folder / "bob.py").write_text((folder / "bob.py").read_text() + "\n# edited\n")
+    assert _run(folder, spec, tmp_path).startswith("graded 1, skipped 3")
+    assert _run(folder, spec, tmp_path, regrade=True).startswith("graded 4, skipped 0")
+
+
+def test_an_interrupted_batch_keeps_what_was_graded(folder, spec, tmp_path, monkeypatch):
+    real = batch.record
+    calls = []
+
+    def record_then_interrupt(con, report, spec_sha):
+        real(con, report, spec_sha)
+        calls.append(report["submission"])
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(batch, "record", record_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        _run(folder, spec, tmp_path)
+    con = sqlite3.connect(tmp_path / "gb.sqlite")
+    assert {r[0] for r in con.execute("SELECT submission FROM grades")} == set(calls)
+    monkeypatch.setattr(batch, "record", real)
+    assert _run(folder, spec, tmp_path).startswith("graded 2, skipped 2")
+
+
+def test_batch_on_a_local_dask_cluster(folder, spec, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    for p in ("bob.py", "carol.py", "dave"):
+        shutil.rmtree(folder / p) if (folder / p).is_dir() else (folder / p).unlink()
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        out = _run(folder, spec, tmp_path, scheduler=cluster.scheduler_address,
+                   csv_path=tmp_path / "s.csv")
+    assert out.startswith("graded 1, skipped 0")
+    rows = list(csv.DictReader(open(tmp_path / "s.csv")))
+    assert float(rows[0]["score"]) == 45.0
+
+
+def test_batch_problems(tmp_path, spec):
+    with pytest.raises(batch.BatchError):
+        batch.run_batch(tmp_path / "missing", spec, progress=False)

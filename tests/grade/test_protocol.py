@@ -1,0 +1,94 @@
+"""The wire format: plain data both ways, strict decoding."""
+import numpy as np
+import pytest
+
+from graders.grade import protocol as P
+
+
+def roundtrip(value):
+    blobs = []
+    tree = P.encode(value, blobs)
+    header, got_blobs = P.unpack(P.pack_bytes({"v": tree}, blobs)[8:])
+    return P.decode(header["v"], got_blobs)
+
+
+@pytest.mark.parametrize("value", [
+    None, True, 3, -2**70, 1.5, float("inf"), "tekst 한국어", [1, [2, 3]], (1, (2,)),
+    {"a": 1, 2: [3]}, 1 + 2j, b"\x00\x01",
+])
+def test_plain_values_roundtrip(value):
+    assert roundtrip(value) == value
+    assert type(roundtrip(value)) is type(value)
+
+
+def test_nan_roundtrip():
+    assert np.isnan(roundtrip(float("nan")))
+
+
+@pytest.mark.parametrize("arr", [
+    np.arange(12, dtype=np.float32).reshape(3, 4), np.array([], dtype=np.int64).reshape(0, 3),
+    np.array([True, False]), np.array(["ab", "c"]), np.arange(6, dtype=">f8")[::2],
+    np.array(5, dtype=np.int32),
+])
+def test_arrays_roundtrip_bit_for_bit(arr):
+    got = roundtrip(arr)
+    assert type(got) is np.ndarray and got.dtype == arr.dtype and got.shape == arr.shape
+    assert got.tobytes() == np.ascontiguousarray(arr).tobytes()
+    got[...] = got  # writable
+
+
+def test_numpy_scalars_and_subclasses_become_plain():
+    assert type(roundtrip(np.float32(1.5))) is np.float32
+    sub = np.arange(3).view(np.matrix)
+    assert type(roundtrip(sub)) is np.ndarray
+
+
+def test_generator_is_rebuilt_with_the_same_state():
+    g = np.random.default_rng(7)
+    h = roundtrip(g)
+    assert isinstance(h, np.random.Generator) and h is not g
+    assert np.array_equal(h.standard_normal(5), g.standard_normal(5))
+    m = roundtrip(np.random.Generator(np.random.MT19937(3)))
+    assert m.integers(1000) == np.random.Generator(np.random.MT19937(3)).integers(1000)
+
+
+def test_objects_of_other_types_cannot_cross():
+    class Foo:
+        pass
+
+    with pytest.raises(P.Unencodable, match="Foo"):
+        P.encode(Foo(), [])
+    with pytest.raises(P.Unencodable):
+        P.encode(np.zeros(2, dtype=[("a", "f4")]), [])
+
+
+@pytest.mark.parametrize("tree, blobs", [
+    ({"t": "nd", "i": 0, "dtype": "O", "shape": [1]}, [b"12345678"]),
+    ({"t": "nd", "i": 0, "dtype": "V8", "shape": [1]}, [b"12345678"]),
+    ({"t": "nd", "i": 0, "dtype": "<f4", "shape": [3]}, [b"12345678"]),   # wrong size
+    ({"t": "nd", "i": 5, "dtype": "<f4", "shape": [0]}, []),               # bad blob
+    ({"t": "rng", "state": {"t": "dict", "v": [["bit_generator", "Evil"]]}}, []),
+    ({"t": "pickle", "v": "..."}, []),
+    ([1, 2], []),                                                          # untagged list
+])
+def test_malformed_values_are_rejected(tree, blobs):
+    with pytest.raises(P.ProtocolError):
+        P.decode(tree, blobs)
+
+
+def test_malformed_frames_are_rejected():
+    with pytest.raises(P.ProtocolError):
+        P.unpack(b"\x00\x00\x00\x05{}")
+    with pytest.raises(P.ProtocolError):
+        P.unpack(b"\x00\x00\x00\x02[]")
+    body = P.pack_bytes({"a": 1}, [b"xyz"])[8:]
+    with pytest.raises(P.ProtocolError):
+        P.unpack(body + b"extra")
+
+
+def test_deep_nesting_is_bounded():
+    tree = 1
+    for _ in range(P.MAX_DEPTH + 10):
+        tree = {"t": "list", "v": [tree]}
+    with pytest.raises(P.ProtocolError):
+        P.decode(tree, [])

@@ -1,0 +1,150 @@
+"""The proxy behaves like the module it stands for, and survives what the module does."""
+import numpy as np
+import pytest
+
+from graders.conformance.faults import CallTimeout, WorkerCrashed
+from graders.grade import proxy as px
+from graders.grade.sandbox import Limits, choose_mode, prepare
+
+SOURCE = b'''
+import numpy as np
+import numpy.exceptions
+
+
+class MyError(ValueError):
+    pass
+
+
+class Odd(Exception):
+    pass
+
+
+def lookup(table, ids):
+    return np.asarray(table)[np.asarray(ids)]
+
+
+def axis():
+    raise numpy.exceptions.AxisError(5, 1)
+
+
+def mine():
+    raise MyError("custom")
+
+
+def odd():
+    raise Odd("odd")
+
+
+def key():
+    raise KeyError("k")
+
+
+def mutate(a):
+    a[0] = 42
+    return None
+
+
+def draw(rng):
+    return rng.standard_normal(3)
+
+
+def weird():
+    return object()
+
+
+def slow():
+    while True:
+        pass
+
+
+def crash():
+    import os
+    os._exit(7)
+
+
+def nothing():
+    return None
+'''
+FUNCS = ["lookup", "axis", "mine", "odd", "key", "mutate", "draw", "weird", "slow", "crash",
+         "nothing", "embed"]
+
+
+@pytest.fixture(scope="module")
+def proxy():
+    sc = prepare({"m.py": SOURCE}, "m.py")
+    p = px.SubmissionProxy(sc, Limits.for_tests(call_timeout=1.5, max_timeouts_per_function=2),
+                           choose_mode("auto")[0], FUNCS)
+    out = p.start()
+    assert out.ok, out
+    yield p
+    p.close()
+    sc.cleanup()
+
+
+def test_present_functions_only(proxy):
+    assert callable(proxy.lookup)
+    with pytest.raises(AttributeError):
+        proxy.embed            # in the contract but not defined
+    with pytest.raises(AttributeError):
+        proxy.not_a_function
+    assert getattr(proxy, "embed", None) is None
+
+
+def test_results_are_plain_arrays(proxy):
+    out = proxy.lookup(np.arange(6.0).reshape(3, 2), [2, 0])
+    assert type(out) is np.ndarray
+    assert out.tolist() == [[4.0, 5.0], [0.0, 1.0]]
+
+
+def test_exceptions_keep_their_builtin_types(proxy):
+    with pytest.raises(IndexError):
+        proxy.lookup(np.zeros((2, 2)), [5])
+    with pytest.raises(ValueError) as e1:
+        proxy.axis()
+    assert isinstance(e1.value, IndexError)   # AxisError is both
+    with pytest.raises(ValueError, match="custom") as e2:
+        proxy.mine()
+    assert type(e2.value).__name__ == "MyError"
+    with pytest.raises(KeyError):
+        proxy.key()
+    with pytest.raises(px.SubmissionException) as e3:
+        proxy.odd()
+    assert type(e3.value).__name__ == "Odd" and not isinstance(e3.value, ValueError)
+
+
+def test_mutation_and_generators_are_written_back(proxy):
+    a = np.zeros(3)
+    proxy.mutate(a)
+    assert a[0] == 42
+    g, h = np.random.default_rng(1), np.random.default_rng(1)
+    assert np.array_equal(proxy.draw(g), h.standard_normal(3))
+    assert g.standard_normal() == h.standard_normal()   # advanced like in-process
+
+
+def test_unsupported_result_is_an_exception_not_a_crash(proxy):
+    with pytest.raises(px.UnsupportedResult, match="object"):
+        proxy.weird()
+    assert proxy.nothing() is None
+
+
+def test_timeout_then_fresh_worker_then_circuit_breaker(proxy):
+    with pytest.raises(CallTimeout):
+        proxy.slow()
+    assert proxy.nothing() is None          # a fresh worker answers
+    with pytest.raises(CallTimeout):
+        proxy.slow()
+    with pytest.raises(CallTimeout, match="not called again"):
+        proxy.slow()                        # no third wait
+
+
+def test_crash_is_reported_and_recovered(proxy):
+    with pytest.raises(WorkerCrashed, match="status 7"):
+        proxy.crash()
+    assert proxy.nothing() is None
+
+
+def test_rebuild_exception_ignores_unknown_bases():
+    e = px.rebuild_exception({"type": "bad name!", "bases": ["SystemExit"], "msg": "x"})
+    assert isinstance(e, px.SubmissionException)
+    assert isinstance(px.rebuild_exception({"type": "TypeError", "bases": ["TypeError"]}),
+                      TypeError)
