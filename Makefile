@@ -5,7 +5,7 @@ VENV   ?= .venv
 PY      = $(VENV)/bin/python
 EXTRAS ?= test,gpu,cluster
 
-.PHONY: venv demo test bench clean
+.PHONY: venv demo test bench bench-gpu clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,9 @@ test: venv
 bench: venv
 	$(PY) -m pip install -q -e ".[bench]"
 	$(PY) benchmarks/bench_reference.py
+
+bench-gpu: venv
+	$(PY) benchmarks/bench_gpu.py
 
 clean:
 	rm -rf $(VENV) .hypothesis .pytest_cache build *.egg-info
