@@ -10,6 +10,7 @@ last call, and a hint when the symptom matches a common bug.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import sys
@@ -61,7 +62,8 @@ def load_impl(target: str | Path):
                 path = path / "__init__.py"
             if not path.is_file():
                 raise ImplementationLoadError(f"{target}: no such file")
-            name = f"andrea_impl_{path.stem}_{abs(hash(str(path.resolve()))) & 0xFFFFFF:x}"
+            digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]
+            name = f"andrea_impl_{path.stem}_{digest}"
             spec = importlib.util.spec_from_file_location(name, path)
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module

@@ -28,7 +28,7 @@ def _init(impl, rows, d, seed):
     return as_array("table", impl.init_table(rows, d, rng), call), call
 
 
-def _shape_for(spec, d: int, min_samples: int) -> tuple[int, int]:
+def _shape_for(d: int, min_samples: int) -> tuple[int, int]:
     return max(1, math.ceil(min_samples / d)), d
 
 
@@ -60,7 +60,7 @@ def init_mean_and_std(impl, spec):
 
     @given(d=_sizes(spec), seed=st.integers(0, 2**32 - 1))
     def prop(d, seed):
-        rows, d = _shape_for(spec, d, spec.statistics["min_samples"])
+        rows, d = _shape_for(d, spec.statistics["min_samples"])
         table, call = _init(impl, rows, d, seed)
         assert_shape("table", table, (rows, d), call)
         x = table.astype(np.float64).ravel()
@@ -90,7 +90,7 @@ def init_normal_and_independent(impl, spec):
 
     @given(d=_sizes(spec), seed=st.integers(0, 2**32 - 1))
     def prop(d, seed):
-        rows, d = _shape_for(spec, d, min_samples)
+        rows, d = _shape_for(d, min_samples)
         table, call = _init(impl, rows, d, seed)
         assert_shape("table", table, (rows, d), call)
         sigma = 1.0 / math.sqrt(d)
