@@ -237,6 +237,9 @@ def consistency_problems(raw: Mapping[str, Any]) -> list[str]:
             problems.append(f"clause {cid}: source {c['source']!r} is not a section in 'sections'")
         if c["group"] not in groups:
             problems.append(f"clause {cid}: group {c['group']!r} is not a group in 'groups'")
+    for g in raw.get("kernels", {}).get("groups", []):
+        if g not in groups:
+            problems.append(f"kernels/groups: {g!r} is not a group in 'groups'")
     for qname, q in raw["quantities"].items():
         if q["clause"] not in seen:
             problems.append(f"quantities/{qname}: clause {q['clause']!r} does not exist")

@@ -200,12 +200,18 @@ def run_check(check: Check, impl, spec: Spec, *, target: str = "impl") -> CheckR
 
 def run_checks(impl, spec: Spec, *, profile: str = DEFAULT_PROFILE,
                select: Iterable[str] | None = None, target: str = "impl",
+               on_start: Callable[[Check], None] | None = None,
                on_result: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
-    """Run every registered check (or the selected ones) under a Hypothesis profile."""
+    """Run every registered check (or the selected ones) under a Hypothesis profile.
+
+    `on_start(check)` and `on_result(result)` are called around each check (progress, timers).
+    """
     chosen = select_checks(all_checks(), list(select) if select else None)
     results = []
     with use_profile(profile):
         for chk in chosen:
+            if on_start is not None:
+                on_start(chk)
             res = run_check(chk, impl, spec, target=target)
             results.append(res)
             if on_result is not None:

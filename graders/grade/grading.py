@@ -141,6 +141,11 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
         if not ok:
             raise GraderError(f"kernel grading unavailable: {why}")
     try:
+        if sub.kind == "kernel" and "kernels" not in spec.raw:
+            raise GraderError(f"spec {spec.name} defines no kernel contract ('kernels:')")
+        if sub.kind == "kernel" and select is None:  # only what a kernel implements is graded
+            kernel_groups = set(spec.raw["kernels"]["groups"])
+            select = [c.id for c in spec.clauses if c.group in kernel_groups]
         checks = select_checks(all_checks(), select)
     except KeyError as exc:
         raise GraderError(str(exc).strip("'\"")) from None

@@ -7,7 +7,7 @@ import pytest
 from graders.grade import cli, formats
 from graders.grade.grading import GraderError, load_submission
 
-from .conftest import CORRECT, HOSTILE, grade_path
+from .conftest import CORRECT, HOSTILE, ROOT, grade_path
 
 FAST = ["--profile", "dev", "--call-timeout", "3"]
 
@@ -118,3 +118,16 @@ def test_folders_with_one_module(tmp_path):
     assert load_submission(d).module == "embedding.py"       # preferred name
     (d / "embedding.py").rename(d / "a.py")
     assert load_submission(d).module is None                 # ambiguous: graded 0, explained
+
+
+def test_a_correct_kernel_submission_scores_on_the_kernel_groups(tmp_path, spec):
+    """andrea_gpu's own kernels, submitted as a student's .cu, pass what they are graded on."""
+    from graders.grade.grading import kernel_support
+
+    if not kernel_support()[0]:
+        pytest.skip("andrea_gpu.submission is not importable here")
+    cu = tmp_path / "kernels.cu"
+    cu.write_text((ROOT / "andrea_gpu" / "kernels" / "embedding.cu").read_text())
+    rep = grade_path(cu, spec, select=["lookup_selects_row", "token_gradient_zero_rows"])
+    assert rep["kind"] == "kernel" and rep["import"]["ok"], rep["import"]
+    assert rep["score"] == rep["max_score"] > 0, [c["message"] for c in rep["checks"]]
