@@ -1,126 +1,14 @@
-"""Hostile: init_table leaves processes behind: children that never exit, and a setsid'd
-daemon that tries to escape its process group. It also tries to fork without bound."""
+"""Hostile: init_table() leaves processes behind: children that sleep for an hour, a setsid'd
+daemon that tries to escape its process group, and up to 200 forks (stopped earlier by
+RLIMIT_NPROC where it is enforced).
+
+The grader must contain and clean it all up: no process of the submission survives grading,
+and since the table itself is correct, the init check passes.
+"""
 import os as _os
 import time as _time
-import math
-import numbers
 
 import numpy as np
-
-
-def _size(name, v):
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
-        raise TypeError(f"{name} must be an integer")
-    if v < 1:
-        raise ValueError(f"{name} must be >= 1")
-    return int(v)
-
-
-def token_embedding_params(vocab_size, d_model):
-    return _size("vocab_size", vocab_size) * _size("d_model", d_model)
-
-
-def position_embedding_params(context_length, d_model):
-    return _size("context_length", context_length) * _size("d_model", d_model)
-
-
-def embedding_params(vocab_size, context_length, d_model):
-    return token_embedding_params(vocab_size, d_model) + position_embedding_params(context_length, d_model)
-
-
-def _init_correct(num_rows, d_model, rng):
-    num_rows, d_model = _size("num_rows", num_rows), _size("d_model", d_model)
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError("rng must be a Generator")
-    return (rng.standard_normal((num_rows, d_model), dtype=np.float32)
-            * np.float32(1 / math.sqrt(d_model)))
-
-
-def _ids(ids, rows):
-    ids = np.asarray(ids)
-    if ids.dtype.kind not in "iu":
-        raise TypeError("ids must be integers")
-    if ids.size and (ids.min() < 0 or ids.max() >= rows):
-        raise IndexError("id out of range")
-    return ids
-
-
-def _table(t):
-    t = np.asarray(t)
-    if t.dtype.kind != "f":
-        raise TypeError("table must hold floats")
-    if t.ndim != 2:
-        raise ValueError("table must be 2-D")
-    return t
-
-
-def lookup(table, token_ids):
-    table = _table(table)
-    return table[_ids(token_ids, table.shape[0])]
-
-
-def embed(token_ids, token_table, position_table):
-    token_table, position_table = _table(token_table), _table(position_table)
-    if token_table.shape[1] != position_table.shape[1]:
-        raise ValueError("d_model differs")
-    ids = _ids(token_ids, token_table.shape[0])
-    if ids.ndim not in (1, 2):
-        raise ValueError("ids must be (T,) or (B, T)")
-    t = ids.shape[-1]
-    if t > position_table.shape[0]:
-        raise ValueError("sequence longer than the context")
-    return token_table[ids] + position_table[:t]
-
-
-def embed_backward(token_ids, grad_out, vocab_size, context_length):
-    vocab_size, context_length = _size("vocab_size", vocab_size), _size("context_length", context_length)
-    ids = _ids(token_ids, vocab_size)
-    if ids.ndim not in (1, 2):
-        raise ValueError("ids must be (T,) or (B, T)")
-    t = ids.shape[-1]
-    if t > context_length:
-        raise ValueError("sequence longer than the context")
-    grad_out = np.asarray(grad_out)
-    if grad_out.dtype.kind != "f":
-        raise TypeError("grad_out must hold floats")
-    if grad_out.shape[:-1] != ids.shape or grad_out.ndim != ids.ndim + 1:
-        raise ValueError("grad_out shape does not match the ids")
-    d = grad_out.shape[-1]
-    g_tok = np.zeros((vocab_size, d), dtype=grad_out.dtype)
-    np.add.at(g_tok, ids.reshape(-1), grad_out.reshape(-1, d))
-    g_pos = np.zeros((context_length, d), dtype=grad_out.dtype)
-    g_pos[:t] = grad_out if ids.ndim == 1 else grad_out.sum(axis=0)
-    return g_tok, g_pos
-
-
-def _vec(name, v):
-    v = np.asarray(v)
-    if v.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be numeric")
-    if v.ndim != 1:
-        raise ValueError(f"{name} must be 1-D")
-    return v
-
-
-def dot(u, v):
-    u, v = _vec("u", u), _vec("v", v)
-    if u.shape != v.shape:
-        raise ValueError("lengths differ")
-    return float(np.dot(u, v))
-
-
-def norm(v):
-    return float(np.linalg.norm(_vec("v", v)))
-
-
-def cosine_similarity(u, v):
-    u, v = _vec("u", u), _vec("v", v)
-    if u.shape != v.shape:
-        raise ValueError("lengths differ")
-    nu, nv = np.linalg.norm(u), np.linalg.norm(v)
-    if nu == 0 or nv == 0:
-        raise ValueError("zero vector")
-    return min(1.0, max(-1.0, float(np.dot(u / nu, v / nv))))
 
 _started = False
 
@@ -139,11 +27,11 @@ def init_table(num_rows, d_model, rng):
     if not _started:
         _started = True
         _daemon()
-        for _ in range(200):  # a bounded fork bomb: stops at the process limit (or at 200)
+        for _ in range(200):
             try:
                 if _os.fork() == 0:
                     _time.sleep(3600)
                     _os._exit(0)
             except OSError:
                 break
-    return _init_correct(num_rows, d_model, rng)
+    return rng.standard_normal((num_rows, d_model), dtype=np.float32) / np.float32(d_model ** 0.5)

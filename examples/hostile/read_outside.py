@@ -1,4 +1,10 @@
-"""Hostile: loads the reference's source and the spec from the project folder and runs it."""
+"""Hostile: looks for the reference's source and the spec in the project folder, execs the
+reference and exports its functions as its own.
+
+With bubblewrap those files do not exist in the worker's file system: it finds nothing, every
+check reports "function X is missing", score 0. Without bubblewrap it can succeed (see
+docs/grading.md, "Without bubblewrap").
+"""
 import glob
 import os
 

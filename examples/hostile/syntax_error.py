@@ -1,4 +1,7 @@
-"""Hostile (or just unlucky): does not parse."""
+"""Hostile (or just unlucky): does not parse.
+
+The grader must report every check as an error with the line of the SyntaxError, score 0.
+"""
 import numpy as np
 
 

@@ -15,7 +15,7 @@ from spec import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "examples" / "hostile"
-CORRECT = Path(__file__).resolve().parent / "data" / "correct.py"
+CORRECT = ROOT / "examples" / "submissions" / "correct_student.py"
 LIMITS = Limits.for_tests()
 HAS_BWRAP = probe_bwrap()[0]
 needs_bwrap = pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap is not usable here")

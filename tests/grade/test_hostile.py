@@ -1,7 +1,10 @@
 """Every hostile submission is graded correctly, and valid output comes out in every format.
 
-Each case grades only the checks it is about (plus one that must still pass), to keep the
-suite fast; `examples/hostile/README.md` lists what each submission does.
+Each hostile file holds its attack and only the few contract functions the attack needs
+(`examples/hostile/README.md` lists them). Each case grades the checks the attack is about plus,
+where the file defines a working function, that function's check: it must pass, which shows
+grading went on (with a fresh worker after a hang, crash or exit). Checks run in registry order
+(params, lookup, embed, init, backward, vectors), so most working checks come after the attack.
 """
 import json
 import os
@@ -16,49 +19,65 @@ from graders.grade.sandbox import Limits
 from .conftest import HAS_BWRAP, HOSTILE, LIMITS, grade_path, needs_bwrap, statuses
 
 FAST_IMPORT = Limits.for_tests(startup_timeout=3.0, memory_mb=768)
+# hang_at_import never imports, so a short import limit changes nothing but the wait
+NO_IMPORT = Limits.for_tests(startup_timeout=1.0)
+PASSED = ("passed", "")
 
-# file -> (checks to run, expected status per check, expected score, limits)
+# file -> ({check: (status, text its message must contain; "" for a pass)}, score, limits).
+# The selected checks are exactly the keys.
 CASES = {
-    "infinite_loop.py": (["vector_norm", "dot_product"],
-                         {"vector_norm": "error", "dot_product": "passed"}, 7.5, LIMITS),
-    "hang_at_import.py": (["token_table_params"], {"token_table_params": "error"}, 0, FAST_IMPORT),
-    "exit_at_import.py": (["token_table_params"], {"token_table_params": "error"}, 0, LIMITS),
-    "sys_exit_in_call.py": (["dot_product", "vector_norm"],
-                            {"dot_product": "error", "vector_norm": "passed"}, 7.5, LIMITS),
-    "fake_results.py": (["lookup_selects_row", "token_table_params"],
-                        {"lookup_selects_row": "failed", "token_table_params": "passed"}, 10,
-                        LIMITS),
-    "monkeypatch_numpy.py": (["lookup_selects_row", "embed_adds_position_rows"],
-                             {"lookup_selects_row": "failed",
-                              "embed_adds_position_rows": "failed"}, 0, LIMITS),
-    "memory_bomb.py": (["gradient_shapes", "token_table_params"],
-                       {"gradient_shapes": "error", "token_table_params": "passed"}, 10,
-                       FAST_IMPORT),
-    "segfault.py": (["similarity_by_direction", "vector_norm"],
-                    {"similarity_by_direction": "error", "vector_norm": "passed"}, 7.5, LIMITS),
-    "fork_bomb.py": (["init_shape_and_dtype"], {"init_shape_and_dtype": "passed"}, 15, LIMITS),
-    "partial.py": (["token_table_params", "dot_product", "lookup_selects_row"],
-                   {"token_table_params": "passed", "dot_product": "passed",
-                    "lookup_selects_row": "failed"}, 25, LIMITS),
-    "syntax_error.py": (["token_table_params"], {"token_table_params": "error"}, 0, LIMITS),
-    "import_reference.py": (["token_table_params"], {"token_table_params": "error"}, 0, LIMITS),
-    "flood_output.py": (["lookup_selects_row", "token_table_params"],
-                        {"lookup_selects_row": "error", "token_table_params": "passed"}, 10,
-                        LIMITS),
+    "infinite_loop.py": ({"vector_norm": ("error", "timeout: norm() did not finish"),
+                          "similarity_by_direction": PASSED}, 7.5, LIMITS),
+    "hang_at_import.py": ({"token_table_params": ("error",
+                                                  "timeout: importing the submission")},
+                          0, NO_IMPORT),
+    "exit_at_import.py": ({"token_table_params": ("error",
+                                                  "crash: importing the submission")},
+                          0, LIMITS),
+    "sys_exit_in_call.py": ({"dot_product": ("error", "crash: dot(): the submission called "
+                                                      "sys.exit(3)"),
+                             "vector_norm": PASSED}, 7.5, LIMITS),
+    "fake_results.py": ({"lookup_selects_row": ("failed", "out[0]=0.0, but should be"),
+                         "token_table_params": PASSED}, 10, LIMITS),
+    "monkeypatch_numpy.py": ({"lookup_selects_row": ("failed", "out[0]=0.0, but should be"),
+                              "embed_adds_position_rows": ("failed", "x[0, 0]=0.0, but should "
+                                                                     "be exactly")}, 0, LIMITS),
+    "memory_bomb.py": ({"gradient_shapes": ("error", "resources: embed_backward(): the "
+                                                     "submission ran out of memory"),
+                        "vector_norm": PASSED}, 15, FAST_IMPORT),
+    "segfault.py": ({"similarity_by_direction": ("error", "crash: cosine_similarity(): the "
+                                                          "worker crashed with a segmentation "
+                                                          "fault (SIGSEGV)"),
+                     "vector_norm": PASSED}, 7.5, LIMITS),
+    "fork_bomb.py": ({"init_shape_and_dtype": PASSED}, 15, LIMITS),
+    "partial.py": ({"token_table_params": PASSED, "dot_product": PASSED,
+                    "lookup_selects_row": ("failed", "function lookup is missing")}, 25, LIMITS),
+    "syntax_error.py": ({"token_table_params": ("error", "SyntaxError at line 8")}, 0, LIMITS),
+    "import_reference.py": ({"token_table_params": ("error", "forbidden: the submission "
+                                                             "imports andrea_ref")}, 0, LIMITS),
+    "flood_output.py": ({"lookup_selects_row": ("error", "output: lookup() printed more than "
+                                                         "1048576 bytes"),
+                         "vector_norm": PASSED}, 15, LIMITS),
 }
-MESSAGES = {
-    "infinite_loop.py": ("vector_norm", "timeout: norm() did not finish"),
-    "hang_at_import.py": ("token_table_params", "timeout: importing the submission"),
-    "exit_at_import.py": ("token_table_params", "crash: importing the submission"),
-    "sys_exit_in_call.py": ("dot_product", "called sys.exit(3)"),
-    "memory_bomb.py": ("gradient_shapes", "embed_backward()"),
-    "segfault.py": ("similarity_by_direction", "SIGSEGV"),
-    "partial.py": ("lookup_selects_row", "function lookup is missing"),
-    "syntax_error.py": ("token_table_params", "SyntaxError at line 5"),
-    "import_reference.py": ("token_table_params", "forbidden: the submission imports andrea_ref"),
-    "flood_output.py": ("lookup_selects_row", "output: lookup() printed more than"),
-}
-_REPORTS = {}
+
+
+def test_every_hostile_example_is_graded_here():
+    graded = set(CASES) | {"read_outside.py"}   # read_outside: its own test (bubblewrap)
+    assert {p.name for p in HOSTILE.glob("*.py")} == graded
+
+
+def _fake_results_never_become_the_result(rep: dict, tmp_path: Path, before: bool) -> None:
+    out = json.loads(formats.render(rep, "gradescope"))
+    assert out["score"] == 10                                # the real check only, not 100
+    assert all(t["name"] != "everything" for t in out["tests"])
+    assert '"score": 100' in rep["submission_output"]      # shown as its output, nothing more
+    assert not (tmp_path / "results.json").exists()
+    if HAS_BWRAP and not before:
+        assert not Path("/autograder/results/results.json").exists()
+
+
+# file -> extra assertions on its report, after the common ones
+EXTRA = {"fake_results.py": _fake_results_never_become_the_result}
 
 
 def _cmdline_hits(needle: str) -> list[int]:
@@ -77,20 +96,25 @@ def _cmdline_hits(needle: str) -> list[int]:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_hostile_submission_is_graded_correctly(name, spec, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    select, expected, score, limits = CASES[name]
-    rep = grade_path(HOSTILE / name, spec, select=select, limits=limits)
-    _REPORTS[name] = rep
-    assert statuses(rep) == expected, [(c["id"], c["message"][:200]) for c in rep["checks"]]
+    expected, score, limits = CASES[name]
+    before = Path("/autograder/results/results.json").exists()
+    rep = grade_path(HOSTILE / name, spec, select=list(expected), limits=limits)
+    got = {c["id"]: c for c in rep["checks"]}
+    assert statuses(rep) == {k: status for k, (status, _) in expected.items()}, \
+        [(c["id"], c["message"][:200]) for c in rep["checks"]]
+    for check, (status, text) in expected.items():
+        if status == "passed":
+            assert got[check]["message"] == "", got[check]["message"]
+        else:
+            assert text and text in got[check]["message"], got[check]["message"]
     assert rep["score"] == pytest.approx(score)
-    if name in MESSAGES:
-        check, text = MESSAGES[name]
-        msg = next(c["message"] for c in rep["checks"] if c["id"] == check)
-        assert text in msg
     # nothing the submission left behind survives grading
     assert _cmdline_hits(f"submission/{name}") == []
     assert list(tmp_path.iterdir()) == []          # it could not write into our folder
     for fmt in formats.FORMATS:
         _valid(formats.render(rep, fmt, "en"), fmt, rep)
+    if name in EXTRA:
+        EXTRA[name](rep, tmp_path, before)
 
 
 def _valid(text: str, fmt: str, rep: dict) -> None:
@@ -112,19 +136,6 @@ def _valid(text: str, fmt: str, rep: dict) -> None:
         assert "Total score" in text
 
 
-def test_fake_results_never_become_the_result(spec, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    before = Path("/autograder/results/results.json").exists()
-    rep = grade_path(HOSTILE / "fake_results.py", spec, select=["lookup_selects_row"])
-    out = json.loads(formats.render(rep, "gradescope"))
-    assert out["score"] == 0
-    assert all(t["name"] != "everything" for t in out["tests"])
-    assert '"score": 100' in rep["submission_output"]      # shown as its output, nothing more
-    assert not (tmp_path / "results.json").exists()
-    if HAS_BWRAP and not before:
-        assert not Path("/autograder/results/results.json").exists()
-
-
 def test_the_fork_bomb_is_contained_and_cleaned_up(spec, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     rep = grade_path(HOSTILE / "fork_bomb.py", spec, select=["init_reproducible_from_rng"])
@@ -138,16 +149,17 @@ def test_files_outside_the_scratch_folder_are_invisible(spec, tmp_path, monkeypa
     rep = grade_path(HOSTILE / "read_outside.py", spec, select=["lookup_selects_row"])
     assert rep["isolation"]["mode"] == "bwrap"
     assert statuses(rep) == {"lookup_selects_row": "failed"}
-    assert "is missing" in rep["checks"][0]["message"]
+    assert rep["checks"][0]["message"] == "function lookup is missing"
     assert "read the spec" not in rep["submission_output"]
 
 
 def test_rlimits_mode_still_grades_and_records_the_downgrade(spec, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    rep = grade_path(HOSTILE / "infinite_loop.py", spec, select=["vector_norm", "dot_product"],
-                     sandbox="none")
+    expected, score, _ = CASES["infinite_loop.py"]
+    rep = grade_path(HOSTILE / "infinite_loop.py", spec, select=list(expected), sandbox="none")
     assert rep["isolation"]["mode"] == "rlimits"
-    assert statuses(rep) == {"vector_norm": "error", "dot_product": "passed"}
+    assert statuses(rep) == {k: status for k, (status, _) in expected.items()}
+    assert rep["score"] == pytest.approx(score)
     rep = grade_path(HOSTILE / "import_reference.py", spec, select=["token_table_params"],
                      sandbox="none")
     assert "forbidden" in rep["checks"][0]["message"]
