@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORRECT = ROOT / "tests" / "grade" / "data" / "correct.py"
+CORRECT = ROOT / "examples" / "submissions" / "correct_student.py"
 PY = sys.executable
 
 
