@@ -167,16 +167,8 @@ class Engine:
         deterministic (default: the engine's, True for andrea_gpu): sorted ids and a segmented
         sum, bit-identical from run to run; False: atomicAdd scatter.
         """
-        vocab_size = validate.size("vocab_size", vocab_size)
-        context_length = validate.size("context_length", context_length)
-        ids = validate.token_ids(token_ids, vocab_size)
-        t = validate.sequence(ids, context_length)
-        grad_out = np.asarray(grad_out)
-        if grad_out.dtype.kind != "f":
-            raise TypeError(f"grad_out must hold floats, got dtype {grad_out.dtype}")
-        if grad_out.ndim != ids.ndim + 1 or grad_out.shape[:-1] != ids.shape:
-            raise ValueError(f"grad_out must have shape token_ids.shape + (d_model,) = "
-                             f"{ids.shape + ('d_model',)}, got {grad_out.shape}")
+        ids, grad_out, t, vocab_size, context_length = validate.backward_args(
+            token_ids, grad_out, vocab_size, context_length)
         dtype = grad_out.dtype
         d = grad_out.shape[-1]
         if not self.native and dtype != np.float32:

@@ -175,16 +175,8 @@ def embed_backward(token_ids, grad_out: np.ndarray, vocab_size: int, context_len
     The token gradient is a scatter-add (repeated ids accumulate; absent ids stay exactly 0);
     the position gradient sums grad_out over the batch and is exactly 0 past T.
     """
-    vocab_size = validate.size("vocab_size", vocab_size)
-    context_length = validate.size("context_length", context_length)
-    ids = validate.token_ids(token_ids, vocab_size)
-    t = validate.sequence(ids, context_length)
-    grad_out = np.asarray(grad_out)
-    if grad_out.dtype.kind != "f":
-        raise TypeError(f"grad_out must hold floats, got dtype {grad_out.dtype}")
-    if grad_out.ndim != ids.ndim + 1 or grad_out.shape[:-1] != ids.shape:
-        raise ValueError(f"grad_out must have shape token_ids.shape + (d_model,) = "
-                         f"{ids.shape + ('d_model',)}, got {grad_out.shape}")
+    ids, grad_out, t, vocab_size, context_length = validate.backward_args(
+        token_ids, grad_out, vocab_size, context_length)
     d_model = grad_out.shape[-1]
     rows = grad_out.reshape(-1, d_model)
     flat = ids.reshape(-1)

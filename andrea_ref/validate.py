@@ -77,3 +77,18 @@ def vector(name: str, value) -> np.ndarray:
 def same_length(u: np.ndarray, v: np.ndarray) -> None:
     if u.shape != v.shape:
         raise ValueError(f"u and v must have the same length, got {u.shape[0]} and {v.shape[0]}")
+
+
+def backward_args(ids, grad_out, vocab_size, context_length):
+    """Arguments of embed_backward: (ids, grad_out, T, vocab_size, context_length), checked."""
+    vocab_size = size("vocab_size", vocab_size)
+    context_length = size("context_length", context_length)
+    ids = token_ids(ids, vocab_size)
+    t = sequence(ids, context_length)
+    grad_out = np.asarray(grad_out)
+    if grad_out.dtype.kind != "f":
+        raise TypeError(f"grad_out must hold floats, got dtype {grad_out.dtype}")
+    if grad_out.ndim != ids.ndim + 1 or grad_out.shape[:-1] != ids.shape:
+        raise ValueError(f"grad_out must have shape token_ids.shape + (d_model,) = "
+                         f"{ids.shape + ('d_model',)}, got {grad_out.shape}")
+    return ids, grad_out, t, vocab_size, context_length

@@ -27,6 +27,23 @@ def dim(real: int, small_max: int) -> st.SearchStrategy[int]:
                         else st.integers(1, min(small_max, real)))
 
 
+def sequence_sizes(data, spec, *, d_small: int, batched: bool | None = None):
+    """(vocab_size, context_length, d_model, ids shape (T,) or (B, T)), labelled draws.
+
+    B is kept small when a row is large, so a real-size draw stays a few megabytes.
+    """
+    m = spec.model
+    vocab = data.draw(dim(m.vocab_size, 64), label="vocab_size")
+    context = data.draw(dim(m.context_length, 16), label="context_length")
+    d = data.draw(dim(m.d_model, d_small), label="d_model")
+    t = data.draw(st.integers(1, context), label="T")
+    if batched is None:
+        batched = data.draw(st.booleans(), label="batched")
+    b_max = 4 if t * d <= 4096 else 2
+    shape = (data.draw(st.integers(1, b_max), label="B"), t) if batched else (t,)
+    return vocab, context, d, shape
+
+
 def ids(num_rows: int, shape) -> st.SearchStrategy[np.ndarray]:
     """Integer ids in [0, num_rows), edges 0 and num_rows-1 always reachable."""
     elements = st.one_of(st.just(0), st.just(num_rows - 1), st.integers(0, num_rows - 1))

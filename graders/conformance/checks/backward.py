@@ -17,13 +17,7 @@ from ..registry import check
 
 def draw_backward(data, spec, *, few_ids=None):
     """(ids, grad_out, vocab_size, context_length); ids often repeat."""
-    m = spec.model
-    vocab = data.draw(S.dim(m.vocab_size, 64), label="vocab_size")
-    context = data.draw(S.dim(m.context_length, 16), label="context_length")
-    d = data.draw(S.dim(m.d_model, 8), label="d_model")
-    t = data.draw(st.integers(1, context), label="T")
-    batched = data.draw(st.booleans(), label="batched")
-    shape = (data.draw(st.integers(1, 4 if t * d <= 4096 else 2), label="B"), t) if batched else (t,)
+    vocab, context, d, shape = S.sequence_sizes(data, spec, d_small=8)
     if few_ids is None:
         few_ids = data.draw(st.booleans(), label="draw from few ids")
     pool = min(vocab, 3) if few_ids else vocab  # a small pool forces repeats

@@ -13,14 +13,7 @@ from ..registry import check
 
 def draw_problem(data, spec, *, batched=None):
     """(ids, token_table, position_table) with T <= context, sometimes at real sizes."""
-    m = spec.model
-    vocab = data.draw(S.dim(m.vocab_size, 64), label="vocab_size")
-    context = data.draw(S.dim(m.context_length, 16), label="context_length")
-    d = data.draw(S.dim(m.d_model, 12), label="d_model")
-    t = data.draw(st.integers(1, context), label="T")
-    if batched is None:
-        batched = data.draw(st.booleans(), label="batched")
-    shape = (data.draw(st.integers(1, 4 if t * d <= 4096 else 2), label="B"), t) if batched else (t,)
+    vocab, context, d, shape = S.sequence_sizes(data, spec, d_small=12, batched=batched)
     ids = data.draw(S.ids(vocab, shape), label="token_ids")
     seed = data.draw(S.seeds(), label="table seed")
     return ids, S.table(seed, vocab, d), S.table(seed + 1, context, d)
