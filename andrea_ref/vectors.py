@@ -8,6 +8,8 @@ raises ValueError rather than returning nan.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import validate
@@ -44,4 +46,6 @@ def cosine_similarity(u, v) -> float:
         raise ValueError(f"cosine_similarity is undefined for a zero vector ({which} is all zeros)")
     # Normalise first so the product cannot overflow; clip the last bit of roundoff.
     c = float(np.dot(u / nu, v / nv))
+    if math.isnan(c):  # NaN or inf in the input: say so rather than clip it to -1
+        return c
     return min(1.0, max(-1.0, c))
