@@ -6,24 +6,13 @@ from dataclasses import dataclass
 from graders.audit.cli import main
 from graders.audit.impl import TargetRun, build_matrix, matrix_exit_code
 from graders.audit.report import matrix_html, matrix_markdown
+from graders.conformance.runner import CheckResult
 
 
 @dataclass
 class FakeCheck:
     id: str
     clauses: tuple
-
-
-@dataclass
-class FakeResult:
-    check_id: str
-    clauses: tuple
-    status: str
-    message: str = ""
-    example: str | None = None
-    reproducer: str | None = None
-    hint: str | None = None
-    duration_s: float = 0.0
 
 
 CHECKS = [FakeCheck("lookup_selects_row", ("EMB-LOOKUP-01",)),
@@ -42,7 +31,7 @@ def fake_runner(target, spec, profile, select=None):
             status = "failed"
         if target == "buggy" and c.id == "token_params":
             status = "error"
-        run.results[c.id] = FakeResult(c.id, c.clauses, status,
+        run.results[c.id] = CheckResult(c.id, c.clauses, status,
                                        message="lookup(ids=[3]) returned row 2, want row 3"
                                        if status == "failed" else "CallTimeout: 5 s",
                                        example="Falsifying example: ids=array([3])",
