@@ -32,3 +32,12 @@ def ko_doc() -> Path:
 def spec():
     from spec import load_spec
     return load_spec("andrea-120m")
+
+
+def edited_copy(text: str, edits, out: Path, what: str) -> Path:
+    """Write `text` with each (old, new) edit applied to `out`; each old must occur once."""
+    for old, new in edits:
+        assert text.count(old) == 1, f"{old!r} should occur exactly once in {what}"
+        text = text.replace(old, new)
+    out.write_text(text, encoding="utf-8")
+    return out

@@ -8,6 +8,8 @@ import pytest
 from graders.audit.cli import main
 from graders.audit.docs import audit_document, detect_language
 
+from .conftest import edited_copy
+
 
 def problems(report):
     return sorted((f.kind, f.check, f.line, f.column, f.clause)
@@ -15,13 +17,7 @@ def problems(report):
 
 
 def alter(src: Path, tmp_path: Path, *edits: tuple[str, str], name: str = "altered.txt") -> Path:
-    text = src.read_text(encoding="utf-8")
-    for old, new in edits:
-        assert text.count(old) == 1, f"{old!r} should occur exactly once in {src}"
-        text = text.replace(old, new)
-    out = tmp_path / name
-    out.write_text(text, encoding="utf-8")
-    return out
+    return edited_copy(src.read_text(encoding="utf-8"), edits, tmp_path / name, str(src))
 
 
 def finding_at(report, line, column, kind=None, check="value"):

@@ -8,17 +8,13 @@ from graders.audit.cli import main
 from graders.audit.spec_audit import audit_spec
 from spec import SPEC_DIR
 
+from .conftest import edited_copy
+
 GOOD = (SPEC_DIR / "andrea-120m.yaml").read_text(encoding="utf-8")
 
 
 def copy_with(tmp_path, *edits, name="edited.yaml"):
-    text = GOOD
-    for old, new in edits:
-        assert text.count(old) == 1, f"{old!r} should occur once in the spec"
-        text = text.replace(old, new)
-    p = tmp_path / name
-    p.write_text(text, encoding="utf-8")
-    return p
+    return edited_copy(GOOD, edits, tmp_path / name, "the spec")
 
 
 @pytest.mark.parametrize("name", ["andrea-120m", "gpt2-small"])

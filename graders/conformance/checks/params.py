@@ -28,46 +28,45 @@ def _expect(impl, fn: str, args: tuple, want: int) -> None:
         fail(f"{fn}(...)={got:,}, but should be {want:,}", call_repr(fn, *args))
 
 
+_D_MODELS = st.integers(1, 4096)
+
+
+def _count_check(impl, fn: str, spec_args: tuple, stated, sizes, formula) -> None:
+    """`fn` gives the count the course states at the spec's sizes, and `formula` at any size."""
+    _expect(impl, fn, spec_args, int(stated))
+
+    @given(args=sizes)
+    def any_size(args):
+        _expect(impl, fn, args, formula(*args))
+
+    any_size()
+
+
 @check("PAR-TOKEN-01", requires=("token_embedding_params",))
 def token_table_params(impl, spec):
     """The token table has V * d_model parameters (6,488,832 for ANDREA-120M)."""
     m = spec.model
-    _expect(impl, "token_embedding_params", (m.vocab_size, m.d_model),
-            int(spec.quantities["token_table_params"].value))
-
-    @given(v=_SIZES, d=st.integers(1, 4096))
-    def any_size(v, d):
-        _expect(impl, "token_embedding_params", (v, d), v * d)
-
-    any_size()
+    _count_check(impl, "token_embedding_params", (m.vocab_size, m.d_model),
+                 spec.quantities["token_table_params"].value,
+                 st.tuples(_SIZES, _D_MODELS), lambda v, d: v * d)
 
 
 @check("PAR-POS-01", requires=("position_embedding_params",))
 def position_table_params(impl, spec):
     """The position table has T * d_model parameters (786,432 for ANDREA-120M)."""
     m = spec.model
-    _expect(impl, "position_embedding_params", (m.context_length, m.d_model),
-            int(spec.quantities["position_table_params"].value))
-
-    @given(t=_SIZES, d=st.integers(1, 4096))
-    def any_size(t, d):
-        _expect(impl, "position_embedding_params", (t, d), t * d)
-
-    any_size()
+    _count_check(impl, "position_embedding_params", (m.context_length, m.d_model),
+                 spec.quantities["position_table_params"].value,
+                 st.tuples(_SIZES, _D_MODELS), lambda t, d: t * d)
 
 
 @check("PAR-EMB-01", requires=("embedding_params",))
 def embedding_layer_params(impl, spec):
     """The embedding layer holds both tables (7,275,264 for ANDREA-120M)."""
     m = spec.model
-    _expect(impl, "embedding_params", (m.vocab_size, m.context_length, m.d_model),
-            int(spec.quantities["embedding_params"].value))
-
-    @given(v=_SIZES, t=_SIZES, d=st.integers(1, 4096))
-    def any_size(v, t, d):
-        _expect(impl, "embedding_params", (v, t, d), (v + t) * d)
-
-    any_size()
+    _count_check(impl, "embedding_params", (m.vocab_size, m.context_length, m.d_model),
+                 spec.quantities["embedding_params"].value,
+                 st.tuples(_SIZES, _SIZES, _D_MODELS), lambda v, t, d: (v + t) * d)
 
 
 @check("PAR-ERR-01", requires=("token_embedding_params", "position_embedding_params",
