@@ -19,7 +19,7 @@ from pathlib import Path
 
 from spec import SpecError, load_spec
 
-from . import report as rep
+from . import render as rep
 
 _IMPL_FORMATS = {"markdown": "md", "html": "html", "json": "json"}
 

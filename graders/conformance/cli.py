@@ -21,7 +21,7 @@ from spec import SpecError, load_spec
 
 from .profiles import DEFAULT_PROFILE, PROFILES
 from .registry import all_checks, select as select_checks
-from .report import LABEL, explain, summary_line
+from .explain import LABEL, explain, summary_line
 from .runner import ERROR, FAILED, PASSED, ImplementationLoadError, load_impl, run_checks
 
 STYLE = {PASSED: "green", FAILED: "bold red", ERROR: "bold magenta", "skipped": "yellow"}

@@ -7,7 +7,7 @@ import pytest
 
 from graders.conformance.profiles import use_profile
 from graders.conformance.registry import all_checks
-from graders.conformance.report import explain
+from graders.conformance.explain import explain
 from graders.conformance.runner import PASSED, SKIPPED, run_check
 
 

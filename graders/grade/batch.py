@@ -198,7 +198,7 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
         todo.append(_payload(sub, spec, profile, limits, sandbox, select))
 
     done = 0
-    bar = _progress(len(todo), progress)
+    bar = ProgressBar(len(todo), progress)
 
     def on_done(payload, res):
         nonlocal done, problems
@@ -275,7 +275,7 @@ def write_histogram(path, rows, spec) -> None:
     plt.close(fig)
 
 
-class _progress:
+class ProgressBar:
     """A rich progress bar (or nothing when disabled or not a terminal)."""
 
     def __init__(self, total: int, enabled: bool):

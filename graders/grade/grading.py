@@ -22,7 +22,7 @@ from graders.conformance.runner import CheckResult, run_checks
 from spec import CONTRACT, Spec
 
 from . import messages as M
-from . import report as report_mod
+from . import scoring
 from .proxy import SubmissionProxy
 from .sandbox import Limits, choose_mode, prepare
 
@@ -129,7 +129,7 @@ def spec_digest(spec: Spec, profile: str) -> str:
 def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limits | None = None,
           sandbox: str = "auto", select: list[str] | None = None,
           on_result: Callable[[CheckResult], None] | None = None) -> dict:
-    """Grade `sub`; the report is a plain dict (see report.py)."""
+    """Grade `sub`; the report is a plain dict (see scoring.py)."""
     limits = limits or Limits()
     start = time.monotonic()
     try:
@@ -196,7 +196,7 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
             scratch.cleanup()
     meta.update({"import": imp, "submission_output": output, "restarts": restarts,
                  "faults": faults[:20]})
-    rep = report_mod.build(spec, results, meta=meta)
+    rep = scoring.build(spec, results, meta=meta)
     rep["execution_time"] = round(time.monotonic() - start, 3)
     return rep
 

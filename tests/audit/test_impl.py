@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from graders.audit.cli import main
 from graders.audit.impl import TargetRun, build_matrix, matrix_exit_code
-from graders.audit.report import matrix_html, matrix_markdown
+from graders.audit.render import matrix_html, matrix_markdown
 from graders.conformance.runner import CheckResult
 
 

@@ -6,7 +6,7 @@ import pytest
 import graders.conformance.hints as hints
 from graders.conformance.runner import CheckResult
 from graders.grade import messages as M
-from graders.grade import report
+from graders.grade import scoring
 from graders.grade.i18n import LANGUAGES, _catalog, translator
 
 
@@ -18,7 +18,7 @@ def test_partial_credit_per_group(spec):
         CheckResult("d", ("BWD-TOK-01",), "passed"),
         CheckResult("e", ("POS-SIN-01",), "skipped"),
     ]
-    rep = report.build(spec, results, meta={})
+    rep = scoring.build(spec, results, meta={})
     groups = {g["id"]: g for g in rep["groups"]}
     assert groups["lookup"]["score"] == pytest.approx(20 / 3, abs=1e-4)
     assert groups["backward"]["score"] == 20
