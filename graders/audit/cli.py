@@ -17,6 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from graders import keep_cwd_clean
 from spec import SpecError, load_spec
 
 from . import render as rep
@@ -65,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    keep_cwd_clean()
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:
@@ -117,6 +119,22 @@ def _spec(args) -> int:
     return 0 if r.ok else 1
 
 
+def _missing_target(target: str) -> str | None:
+    """Why `target` names nothing (a path that does not exist, a module that is not installed)."""
+    import importlib.util
+
+    path = Path(target)
+    if path.exists():
+        return None
+    if "/" in target or "\\" in target or path.suffix in (".py", ".ipynb"):
+        return f"{target}: no such file or folder"
+    try:
+        found = importlib.util.find_spec(target) is not None
+    except (ImportError, ValueError):
+        found = False
+    return None if found else f"{target}: no such file, folder or installed module"
+
+
 def _impl(args) -> int:
     from .impl import build_matrix, matrix_exit_code
 
@@ -126,6 +144,10 @@ def _impl(args) -> int:
         raise _UsageError(f"--format {args.format!r}: choose from markdown, html, json "
                           "(comma-separated)")
     spec = _load(args.spec)
+    for target in args.targets:
+        missing = _missing_target(target)
+        if missing:
+            raise _UsageError(missing)
     try:
         m = build_matrix(spec, args.targets, profile=args.profile, select=args.select)
     except ValueError as exc:

@@ -17,6 +17,7 @@ import sys
 from rich.console import Console
 from rich.markup import escape
 
+from graders import keep_cwd_clean
 from spec import SpecError, load_spec
 
 from .profiles import DEFAULT_PROFILE, PROFILES
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    keep_cwd_clean()
     args = build_parser().parse_args(argv)
     out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)

@@ -64,6 +64,9 @@ def discover(folder: str | Path) -> list[Path]:
             continue
         if (p.is_file() and p.suffix in (".py", ".cu")) or p.is_dir():
             out.append(p)
+    if not out:
+        raise BatchError(f"{folder}: no submissions in this folder (expected .py, .ipynb or .cu "
+                         "files, or one folder per student)")
     return out
 
 

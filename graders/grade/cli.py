@@ -23,6 +23,10 @@ from .i18n import LANGUAGES
 from .sandbox import Limits
 
 EXIT_OK, EXIT_GRADER = 0, 2
+COMMANDS = """other commands:
+  andrea-grade batch DIR [--jobs N] [--csv PATH] ...   grade every submission in DIR into a
+                                                      gradebook (andrea-grade batch --help)
+"""
 
 
 def _common(ap: argparse.ArgumentParser) -> None:
@@ -88,7 +92,9 @@ def write_atomic(path: str | Path, data: str) -> None:
 def grade_main(argv) -> int:
     ap = argparse.ArgumentParser(prog="andrea-grade",
                                  description="Grade one submission (a .py file, a folder with "
-                                             "one module, or a .cu kernel source).")
+                                             "one module, or a .cu kernel source).",
+                                 epilog=COMMANDS,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("submission")
     ap.add_argument("--format", default="text", choices=FORMATS)
     ap.add_argument("--output", default=None, help="write here instead of stdout")
@@ -151,6 +157,9 @@ def batch_main(argv) -> int:
 
 
 def main(argv=None) -> int:
+    from graders import keep_cwd_clean
+
+    keep_cwd_clean()
     argv = list(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     try:

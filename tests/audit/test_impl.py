@@ -119,6 +119,6 @@ def test_cli_errors(tmp_path, capsys):
     assert "NO-SUCH-*" in capsys.readouterr().err
     rc = main(["impl", str(tmp_path / "nothing.py"), "--select", "PAR-TOKEN-01",
                "--format", "json"])
-    assert rc == 1
-    data = json.loads(capsys.readouterr().out)
-    assert "no such file" in data["targets"][0]["error"]
+    assert rc == 2          # a target that does not exist is a usage error, not a finding
+    captured = capsys.readouterr()
+    assert captured.out == "" and "nothing.py: no such file" in captured.err
