@@ -123,6 +123,59 @@ def bench_cpu(reps: int) -> None:
             print(f"| {b} | {name} | {eo:.3g} | {er:.3g} | {eo / er:.2g} |")
 
 
+SWITCH_KERNEL = r"""
+extern "C" __global__ void bench_barriers(float *out, int rounds) {
+    for (int r = 0; r < 2 * rounds; ++r) __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = (float)rounds;
+}
+extern "C" __global__ void bench_no_barrier(const float *x, float *out, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        out[i] = 2.0f * x[i];
+}
+"""
+
+
+def bench_switch(reps: int) -> None:
+    """ns per fiber switch (a barrier-heavy kernel) and elements/s of a barrier-free kernel.
+
+    One schedule per launch, so the time is the executor's own: bench_barriers makes every
+    thread of 4 blocks x 128 threads pass 2 * rounds barriers and do nothing else; the time per barrier crossing
+    of one thread includes the scheduler's bookkeeping (swapcontext: two switches, out to the
+    scheduler and back; asm: one, fibers hand over to each other);
+    bench_no_barrier doubles n floats. Rows: the assembly switch against swapcontext (the
+    previous design, a sigprocmask system call per switch) measured in the same run, each
+    without the race checker ("unchecked") and with it ("checked", what grading uses).
+    """
+    from andrea_gpu.executor import Module
+    blocks, threads, rounds = 4, 128, 200
+    crossings = blocks * threads * 2 * rounds
+    n = 1 << 16
+    rows = {}
+    for switch in ("ucontext", "asm"):
+        for checked in (False, True):
+            mod = Module(SWITCH_KERNEL, "bench_switch.cu", checked=checked, switch=switch)
+            out = np.zeros(blocks * threads, dtype=np.float32)
+            k = mod.get_function("bench_barriers")
+            t = _cpu_time(lambda: k((blocks,), (threads,), (out, np.int32(rounds)),
+                                    orders=("forward",), check_order=False), reps)
+            x, y = np.ones(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
+            k2 = mod.get_function("bench_no_barrier")
+            t2 = _cpu_time(lambda: k2((8,), (128,), (x, y, np.int32(n)), orders=("forward",),
+                                      check_order=False), reps)
+            rows[switch, checked] = (t / crossings * 1e9, n / t2)
+    print(f"| switch | race checker | ns per barrier crossing ({blocks}x{threads} threads, "
+          f"{2 * rounds} barriers each) | barrier-free kernel elements/s (n={n}) |")
+    print("|---|---|---:|---:|")
+    for (switch, checked), (ns, eps) in rows.items():
+        print(f"| {switch} | {'on' if checked else 'off'} | {ns:.1f} | {eps:.3g} |")
+    for checked in (False, True):
+        ratio = rows["ucontext", checked][0] / rows["asm", checked][0]
+        print(f"\nbarrier crossing speed-up, asm over ucontext, checker "
+              f"{'on' if checked else 'off'}: "
+              f"{ratio:.1f}x")
+    print()
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--backend", choices=("cuda", "cpu"), default=None,
@@ -136,6 +189,7 @@ def main(argv=None) -> None:
             sys.exit("--backend cuda: CuPy sees no CUDA device")
         bench_cuda(args.reps or 50)
     else:
+        bench_switch(args.reps or 3)
         bench_cpu(args.reps or 3)
 
 

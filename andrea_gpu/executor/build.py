@@ -1,11 +1,14 @@
 """Build a CUDA kernel source into a host shared library for the CPU executor.
 
 The .cu text is compiled unchanged except for one rewrite (``extern __shared__ T name[];``
-becomes a pointer to the launch's dynamic shared buffer), with ``prelude.h`` in front and
-``runtime.cpp`` plus one launch stub per ``__global__`` function behind it. Builds are cached
-by the SHA-256 of everything that goes into them (sources, flags, compiler version) under
-``$ANDREA_GPU_CACHE`` or ``$XDG_CACHE_HOME/andrea-conformance/executor`` (default
-``~/.cache/andrea-conformance/executor``), so a second run of the test suite compiles nothing.
+becomes a pointer to the launch's dynamic shared buffer), with ``prelude.h`` in front and one
+launch stub per ``__global__`` function behind it. With ``checked=True`` (the default) that
+translation unit is compiled with ``-fsanitize=thread`` so that every memory access of the
+kernel calls the race checker's hooks; ``runtime.cpp`` (fibers, scheduler, checker) is compiled
+once, without instrumentation, and linked into every build. Builds are cached by the SHA-256 of
+everything that goes into them (sources, flags, compiler version) under ``$ANDREA_GPU_CACHE`` or
+``$XDG_CACHE_HOME/andrea-conformance/executor`` (default ``~/.cache/andrea-conformance/executor``),
+so a second run of the test suite compiles nothing.
 """
 
 from __future__ import annotations
@@ -23,10 +26,14 @@ HERE = Path(__file__).resolve().parent
 PRELUDE = HERE / "prelude.h"
 RUNTIME = HERE / "runtime.cpp"
 
-#: Flags for the host compiler. -O1 keeps builds fast on 2 cores; _FORTIFY_SOURCE is off because
-#: its longjmp check rejects the jump from a fiber's signal handler back to the launcher.
-CXXFLAGS = ("-std=c++17", "-O1", "-g0", "-fPIC", "-shared", "-U_FORTIFY_SOURCE",
+#: Flags for the host compiler. -O1 keeps builds fast on 2 cores; -g1 keeps line tables (race
+#: reports name source lines); _FORTIFY_SOURCE is off because its longjmp check rejects the jump
+#: from a fiber's signal handler back to the launcher.
+CXXFLAGS = ("-std=c++17", "-O1", "-g1", "-gdwarf-4", "-fPIC", "-U_FORTIFY_SOURCE",
             "-D_FORTIFY_SOURCE=0", "-fno-strict-aliasing", "-w")
+#: Extra flags of a checked kernel unit: the compiler's ThreadSanitizer instrumentation (memory
+#: accesses only; the hooks are runtime.cpp's, libtsan is not linked).
+CHECK_FLAGS = ("-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0")
 
 _KERNEL_RE = re.compile(
     r"__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\s*\(")
@@ -64,12 +71,55 @@ def _rewrite(source: str) -> str:
     return _DYN_SHARED_RE.sub(dyn, source)
 
 
+_STUBS = r"""
+// Launch stubs: andrea_launch__NAME(cfg, args, ranges, nranges, track) calls kernel NAME with
+// args[i] pointing at the i-th argument's value; andrea_sig__NAME(kinds, cap) describes the
+// parameters (0 = pointer, 1 = pointer to const, 100 + size = floating point, 200 + size =
+// signed integer, 300 + size = unsigned integer).
+#include <functional>
+#include <type_traits>
+#include <utility>
+extern "C" int andrea_exec_launch(const unsigned long long *, const unsigned long long *, int, int,
+                                  std::function<void()> *);
+template <typename... A, std::size_t... I>
+static void andrea_call(void (*f)(A...), void **args, std::index_sequence<I...>) {
+    f(*static_cast<typename std::remove_cv<typename std::remove_reference<A>::type>::type *>(args[I])...);
+}
+template <typename... A>
+static int andrea_launch(void (*f)(A...), const unsigned long long *cfg, void **args,
+                         const unsigned long long *ranges, int nranges, int track) {
+    std::function<void()> body = [f, args] { andrea_call(f, args, std::index_sequence_for<A...>{}); };
+    return andrea_exec_launch(cfg, ranges, nranges, track, &body);
+}
+template <typename T> static constexpr int andrea_kind() {
+    return std::is_pointer<T>::value ? (std::is_const<typename std::remove_pointer<T>::type>::value ? 1 : 0)
+           : std::is_floating_point<T>::value ? 100 + (int)sizeof(T)
+           : std::is_signed<T>::value ? 200 + (int)sizeof(T)
+                                      : 300 + (int)sizeof(T);
+}
+template <typename... A>
+static int andrea_sig(void (*)(A...), int *kinds, int cap) {
+    const int k[] = {andrea_kind<A>()..., -1};
+    int n = (int)sizeof...(A);
+    for (int i = 0; i < n && i < cap; ++i) kinds[i] = k[i];
+    return n;
+}
+#define ANDREA_STUB(NAME)                                                                          \
+    extern "C" int andrea_launch__##NAME(const unsigned long long *cfg, void **args,               \
+                                         const unsigned long long *ranges, int nranges,            \
+                                         int track) {                                              \
+        return andrea_launch(NAME, cfg, args, ranges, nranges, track);                             \
+    }                                                                                              \
+    extern "C" int andrea_sig__##NAME(int *kinds, int cap) { return andrea_sig(NAME, kinds, cap); }
+"""
+
+
 def translation_unit(source: str, name: str) -> str:
-    """The C++ text the host compiler sees for one kernel source."""
+    """The C++ text the host compiler sees for one kernel source (runtime.cpp is linked in)."""
     stubs = "\n".join(f"ANDREA_STUB({k})" for k in kernel_names(source))
     safe = name.replace("\\", "/").replace('"', "")
     return (f'#include "{PRELUDE}"\n#line 1 "{safe}"\n{_rewrite(source)}\n'
-            f'#line 1 "andrea_exec_runtime.cpp"\n#include "{RUNTIME}"\n{stubs}\n')
+            f'#line 1 "andrea_exec_stubs.cpp"\n{_STUBS}\n{stubs}\n')
 
 
 def cache_dir() -> Path:
@@ -106,15 +156,55 @@ def _compiler() -> tuple[str, str]:
     return cxx, ver.splitlines()[0] if ver else cxx
 
 
-def build(source: str, name: str = "kernel.cu") -> Path:
+def _compile(cxx: str, args: list[str], name: str) -> None:
+    env = {**os.environ, "LC_ALL": "C"}  # plain ASCII quotes in the log, whatever the locale
+    proc = subprocess.run([cxx, *args], capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        raise BuildError(name, proc.stderr or proc.stdout)
+
+
+def _store(tmp_out: Path, out: Path) -> None:
+    partial = out.with_suffix(f".{os.getpid()}.tmp")
+    shutil.copyfile(tmp_out, partial)
+    os.replace(partial, out)  # atomic: concurrent builders never see half a file
+
+
+#: Context switches runtime.cpp can be built with: "asm" (a few instructions, x86-64; elsewhere
+#: it falls back to ucontext) or "ucontext" (swapcontext: a system call per switch; kept as the
+#: benchmark's peer).
+SWITCHES = {"asm": (), "ucontext": ("-DANDREA_EXEC_UCONTEXT=1",)}
+
+
+def _runtime_object(cxx: str, version: str, switch: str = "asm") -> Path:
+    """runtime.cpp compiled once (no instrumentation), cached like the libraries."""
+    flags = [*CXXFLAGS, *SWITCHES[switch]]
+    key = hashlib.sha256("\0".join([RUNTIME.read_text(), " ".join(flags), version]).encode()
+                         ).hexdigest()[:24]
+    out = cache_dir() / f"runtime-{key}.o"
+    if not out.exists():
+        with tempfile.TemporaryDirectory(prefix="andrea-exec-") as tmp:
+            obj = Path(tmp) / "runtime.o"
+            _compile(cxx, [*flags, "-c", "-o", str(obj), str(RUNTIME)], "runtime.cpp")
+            _store(obj, out)
+    return out
+
+
+def build(source: str, name: str = "kernel.cu", *, checked: bool = True,
+          switch: str = "asm") -> Path:
     """Compile `source` (CUDA text) for the executor; return the cached shared library's path.
 
+    checked=True instruments every memory access of the kernel for the race checker; `switch`
+    picks the fibers' context switch (see SWITCHES).
     Raises BuildError with the compiler's log when the source does not compile.
     """
+    if switch not in SWITCHES:
+        raise ValueError(f"switch must be one of {sorted(SWITCHES)}, got {switch!r}")
     cxx, version = _compiler()
     unit = translation_unit(source, name)
+    flags = [*CXXFLAGS, *(CHECK_FLAGS if checked else ())]
+    runtime = _runtime_object(cxx, version, switch)
     key = hashlib.sha256("\0".join(
-        [unit, PRELUDE.read_text(), RUNTIME.read_text(), " ".join(CXXFLAGS), version]).encode()
+        [unit, PRELUDE.read_text(), runtime.name, " ".join(flags), version]).encode()
     ).hexdigest()[:24]
     out = cache_dir() / f"{Path(name).stem}-{key}.so"
     if out.exists():
@@ -122,13 +212,9 @@ def build(source: str, name: str = "kernel.cu") -> Path:
     with tempfile.TemporaryDirectory(prefix="andrea-exec-") as tmp:
         src = Path(tmp) / "unit.cpp"
         src.write_text(unit)
-        tmp_out = Path(tmp) / "lib.so"
-        env = {**os.environ, "LC_ALL": "C"}  # plain ASCII quotes in the log, whatever the locale
-        proc = subprocess.run([cxx, *CXXFLAGS, "-o", str(tmp_out), str(src)],
-                              capture_output=True, text=True, env=env)
-        if proc.returncode != 0:
-            raise BuildError(name, proc.stderr or proc.stdout)
-        partial = out.with_suffix(f".{os.getpid()}.tmp")
-        shutil.copyfile(tmp_out, partial)
-        os.replace(partial, out)  # atomic: concurrent builders never see half a library
+        obj, lib = Path(tmp) / "unit.o", Path(tmp) / "lib.so"
+        _compile(cxx, [*flags, "-c", "-o", str(obj), str(src)], name)
+        _compile(cxx, ["-shared", "-fPIC", "-Wl,-z,defs", "-o", str(lib), str(obj), str(runtime),
+                       "-ldl"], name)
+        _store(lib, out)
     return out

@@ -5,19 +5,26 @@
 numpy scalars (np.int32, np.float32, ...) for value parameters, so the host code of andrea_gpu
 is the same on both backends.
 
-Each launch runs the whole grid several times, each time from the same starting contents:
+Each launch runs the whole grid twice (env ``ANDREA_EXEC_ORDERS``), each time from the same
+starting contents:
 
-* in different schedules (blocks and the threads of a block forward, reversed, shuffled).
-  Every schedule is a legal GPU schedule, so a correct kernel gives the same bytes in all of
-  them; different bytes mean a missing ``__syncthreads()``, a race between threads or blocks, or
-  a read of memory no thread wrote yet (shared memory starts as 0xFF bytes in every block);
+* with **happens-before race detection** (builds with ``checked=True``, the default): two
+  accesses to the same bytes of an argument or of shared memory, from different CUDA threads,
+  at least one a write, neither an atomic, and not ordered by a ``__syncthreads()`` of their
+  block, are a ``RaceError`` naming the kernel, the argument and element, both threads and both
+  source lines, whatever values they produce. A read of shared memory that no thread of the
+  block wrote is a ``KernelError``;
+* in different schedules (blocks and the threads of a block forward, shuffled); launches that
+  used no atomic must give the same bytes in both (a safety net for what the checker does not
+  see); with atomics, float rounding may legitimately depend on the order, so they are not
+  compared;
 * with every array argument in its own mapping, between two PROT_NONE guard pages: first
   flush against the page after it, then flush against the page before it (16-byte aligned), so
   a read or write past either end faults and is reported with the argument and the byte offset.
   The bytes between a buffer and its guard (fewer than 16 past the end, in the first layout)
   hold canaries that are checked after the launch, so a write there is reported too.
 
-Only when every run agrees are the results copied back into the caller's arrays (those passed
+Only when every run succeeds are the results copied back into the caller's arrays (those passed
 for non-const pointer parameters; a ``const T*`` argument is never read back or compared).
 """
 
@@ -26,6 +33,9 @@ from __future__ import annotations
 import ctypes
 import mmap
 import os
+import re
+import shutil
+import subprocess
 import threading
 from dataclasses import dataclass
 from typing import Sequence
@@ -45,12 +55,13 @@ _libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 
 ORDERS = {"forward": 0, "reverse": 1, "shuffle": 2}
 #: Schedules a launch runs in unless told otherwise (env ANDREA_EXEC_ORDERS, comma-separated).
-DEFAULT_ORDERS = ("forward", "reverse", "shuffle")
+#: Two runs also give both guard-page layouts (flush after, flush before).
+DEFAULT_ORDERS = ("forward", "shuffle")
 # The runtime keeps one launch's state in globals of each library (and installs process-wide
 # signal handlers while it runs): one launch at a time per process.
 _LAUNCH_LOCK = threading.Lock()
 _STATUS = {1: "fault", 2: "divergent barrier", 3: "barrier not reached by every thread",
-           4: "trap", 5: "bad launch"}
+           4: "trap", 5: "bad launch", 6: "data race", 7: "uninitialised shared memory"}
 
 
 class KernelError(RuntimeError):
@@ -62,7 +73,35 @@ class OutOfBoundsError(KernelError):
 
 
 class RaceError(KernelError):
-    """Two legal schedules of the same launch gave different results."""
+    """Two CUDA threads access the same bytes unordered (or two schedules disagree)."""
+
+
+def _flat_to_xyz(flat: int, dims) -> tuple[int, int, int]:
+    x, y = dims[0], dims[1]
+    return flat % x, (flat // x) % y, flat // (x * y)
+
+
+def _source_line(lib_path: str, offset: int, source_name: str) -> tuple[str, int] | None:
+    """(file, line) of a code offset in a built library, preferring the kernel source's own
+    lines over the prelude's; None when addr2line is missing or knows nothing."""
+    tool = shutil.which("addr2line")
+    if offset < 0 or tool is None:
+        return None
+    try:
+        out = subprocess.run([tool, "-i", "-e", lib_path, hex(offset)], capture_output=True,
+                             text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    frames = []
+    for line in out.splitlines():
+        m = re.match(r"(.*):(\d+)", line.split(" (discriminator")[0].strip())
+        if m and m.group(1) != "??":
+            frames.append((m.group(1), int(m.group(2))))
+    base = os.path.basename(source_name)
+    for f in frames:
+        if os.path.basename(f[0]) == base:
+            return base, f[1]
+    return (os.path.basename(frames[0][0]), frames[0][1]) if frames else None
 
 
 def default_orders() -> tuple[str, ...]:
@@ -140,12 +179,18 @@ class Kernel:
         self.module, self.name = module, name
         lib = module.lib
         self._launch = getattr(lib, f"andrea_launch__{name}")
-        self._launch.argtypes = [ctypes.POINTER(ctypes.c_ulonglong), ctypes.POINTER(ctypes.c_void_p)]
+        self._launch.argtypes = [ctypes.POINTER(ctypes.c_ulonglong), ctypes.POINTER(ctypes.c_void_p),
+                                 ctypes.POINTER(ctypes.c_ulonglong), ctypes.c_int, ctypes.c_int]
         self._launch.restype = ctypes.c_int
         sig = getattr(lib, f"andrea_sig__{name}")
         kinds = (ctypes.c_int * 64)()
         n = sig(kinds, 64)
         self.params = tuple(_Param(kinds[i]) for i in range(n))
+        names = module.param_names.get(name, ())
+        self.param_names = tuple(names) if len(names) == n else tuple(f"#{i}" for i in range(n))
+
+    def _arg(self, i: int) -> str:
+        return f"argument {i} ({self.param_names[i]})"
 
     # ------------------------------------------------------------------ argument handling
     def _check_args(self, args: Sequence) -> None:
@@ -182,8 +227,8 @@ class Kernel:
         """Run the grid over `args` (see the module docstring); results land in the arrays.
 
         `orders` names the schedules (default: ``default_orders()``); with check_order=False
-        the runs are not compared (for kernels whose float atomics make the last bit depend on
-        the schedule). Raises OutOfBoundsError, RaceError or KernelError.
+        the runs are never compared (launches that used atomics are not compared anyway).
+        Raises OutOfBoundsError, RaceError or KernelError.
         """
         g, b = self._dims("grid", grid), self._dims("block", block)
         if b[0] * b[1] * b[2] > 1024:
@@ -195,11 +240,12 @@ class Kernel:
         outputs = [i for i in arrays if self.params[i].kind == 0]  # const pointees stay as they are
         results = None
         for run, order in enumerate(orders):
-            got = self._run(g, b, int(shared_mem), args, arrays, outputs, ORDERS[order],
-                            seed + run, flush_end=run % 2 == 0, label=order)
+            got, atomics = self._run(g, b, int(shared_mem), args, arrays, outputs, ORDERS[order],
+                                     seed + run, flush_end=run % 2 == 0, label=order, block=b,
+                                     grid=g)
             if results is None:
                 results = got
-            elif check_order:
+            elif check_order and not atomics:
                 for i, first, now in zip(outputs, results, got):
                     if not np.array_equal(first.reshape(-1).view(np.uint8),
                                           now.reshape(-1).view(np.uint8)):
@@ -207,7 +253,7 @@ class Kernel:
                                               != now.reshape(-1).view(np.uint8))
                         elem = int(diff[0]) // max(first.itemsize, 1)
                         raise RaceError(
-                            f"kernel {self.name}: argument {i} differs between the "
+                            f"kernel {self.name}: {self._arg(i)} differs between the "
                             f"'{orders[0]}' and '{order}' schedules of the same launch (first "
                             f"at element {elem}: {first.reshape(-1)[elem]!r} vs "
                             f"{now.reshape(-1)[elem]!r}); a __syncthreads() is missing, threads "
@@ -215,34 +261,75 @@ class Kernel:
         for i, res in zip(outputs, results):
             np.copyto(args[i], res)
 
-    def _run(self, g, b, shmem, args, arrays, outputs, order, seed, flush_end, label):
+    def _run(self, g, b, shmem, args, arrays, outputs, order, seed, flush_end, label, block,
+             grid):
         guarded = {i: _Guarded(args[i], flush_end) for i in arrays}
         try:
             holders, ptrs = [], (ctypes.c_void_p * max(len(args), 1))()
+            ranges = (ctypes.c_ulonglong * max(2 * len(args), 2))()
             for i, a in enumerate(args):
                 if i in guarded:
                     h = ctypes.c_void_p(guarded[i].addr)
+                    ranges[2 * i], ranges[2 * i + 1] = guarded[i].addr, guarded[i].nbytes
                 else:
                     h = ctypes.create_string_buffer(a.tobytes(), a.dtype.itemsize)
                 holders.append(h)
                 ptrs[i] = ctypes.cast(ctypes.pointer(h), ctypes.c_void_p)
             cfg = (ctypes.c_ulonglong * 10)(*g, *b, shmem, order, order, seed)
             with _LAUNCH_LOCK:
-                status = self._launch(cfg, ptrs)
+                status = self._launch(cfg, ptrs, ranges, len(args), int(self.module.checked))
+                atomics = bool(self.module.lib.andrea_exec_atomics_used())
             if status:
-                self._raise(status, guarded, label)
+                self._raise(status, guarded, label, args, block, grid)
             for i, buf in guarded.items():
                 off = buf.canary_damage()
                 if off is not None:
                     raise OutOfBoundsError(
-                        f"kernel {self.name} wrote outside argument {i} ({buf.nbytes} bytes) at "
-                        f"byte offset {off}")
-            return [guarded[i].read(args[i].dtype, args[i].shape) for i in outputs]
+                        f"kernel {self.name} wrote outside {self._arg(i)} ({buf.nbytes} bytes) "
+                        f"at byte offset {off}")
+            return [guarded[i].read(args[i].dtype, args[i].shape) for i in outputs], atomics
         finally:
             for buf in guarded.values():
                 buf.free()
 
-    def _raise(self, status, guarded, label):
+    def _fault_line(self) -> str:
+        off = int(self.module.lib.andrea_exec_fault_pc())
+        found = _source_line(str(self.module.path), off, self.module.name) if off >= 0 else None
+        return f", at {found[0]}:{found[1]}" if found else ""
+
+    def _where(self, offset: int) -> str:
+        found = _source_line(str(self.module.path), offset, self.module.name)
+        return f"{found[0]}:{found[1]}" if found else "an unknown line"
+
+    def _race(self, status, args, block, grid):
+        info = (ctypes.c_longlong * 16)()
+        self.module.lib.andrea_exec_race(info)
+        arg, off = info[0], info[1]
+        if arg >= 0:
+            item = max(args[arg].dtype.itemsize, 1)
+            what = f"{self._arg(arg)}, element {off // item}"
+        else:
+            what = f"{'dynamic ' if arg == -2 else ''}shared memory at byte offset {off}"
+
+        def who(w, blk, thr, site):
+            bx, tx = _flat_to_xyz(blk, grid), _flat_to_xyz(thr, block)
+            return (f"block ({bx[0]},{bx[1]},{bx[2]}) thread ({tx[0]},{tx[1]},{tx[2]}) "
+                    f"{'writes' if w else 'reads'} it at {self._where(site)}")
+
+        now = who(*info[2:6])
+        if status == 7:
+            raise KernelError(
+                f"kernel {self.name}: {now.replace('reads it', 'reads ' + what, 1)}, but no "
+                f"thread of the block wrote it before (a missing __syncthreads() or a bad index)")
+        other = who(*info[6:10])
+        raise RaceError(
+            f"kernel {self.name}: data race on {what}: {now}, and {other}, with no "
+            f"__syncthreads() between them (use atomicAdd/atomicMin... for concurrent updates, "
+            f"a __syncthreads() between the write and the read of shared memory)")
+
+    def _raise(self, status, guarded, label, args, block, grid):
+        if status in (6, 7):
+            self._race(status, args, block, grid)
         lib = self.module.lib
         msg = lib.andrea_exec_message().decode(errors="replace")
         where = (ctypes.c_longlong * 6)()
@@ -253,22 +340,47 @@ class Kernel:
             for i, buf in guarded.items():
                 if buf.base <= addr < buf.base + buf.size:
                     raise OutOfBoundsError(
-                        f"kernel {self.name}: {at} accessed argument {i} out of bounds at byte "
-                        f"offset {addr - buf.addr} (the buffer has {buf.nbytes} bytes)")
+                        f"kernel {self.name}: {at} accessed {self._arg(i)} out of bounds at "
+                        f"byte offset {addr - buf.addr} (the buffer has {buf.nbytes} "
+                        f"bytes){self._fault_line()}")
             raise KernelError(f"kernel {self.name}: {at}: {msg}")
         raise KernelError(f"kernel {self.name} ({_STATUS.get(status, status)}, "
                           f"{label} schedule): {at}: {msg}")
 
 
-class Module:
-    """A CUDA source built for the executor; ``get_function(name)`` gives a Kernel."""
+_PARAMS_RE = re.compile(
+    r"__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\s*\(([^)]*)\)")
 
-    def __init__(self, source: str, name: str = "kernel.cu"):
+
+def _param_names(source: str) -> dict[str, tuple[str, ...]]:
+    """Parameter names of each __global__ function (for messages; best effort)."""
+    out = {}
+    for m in _PARAMS_RE.finditer(source):
+        names = []
+        for part in m.group(2).split(","):
+            ident = re.findall(r"[A-Za-z_]\w*", part.split("=")[0])
+            if ident:
+                names.append(ident[-1])
+        out.setdefault(m.group(1), tuple(names))
+    return out
+
+
+class Module:
+    """A CUDA source built for the executor; ``get_function(name)`` gives a Kernel.
+
+    checked=True (default): every memory access of the kernels goes through the race checker.
+    """
+
+    def __init__(self, source: str, name: str = "kernel.cu", *, checked: bool = True,
+                 switch: str = "asm"):
         self.name = name
-        self.path = build(source, name)
+        self.checked = checked
+        self.path = build(source, name, checked=checked, switch=switch)
+        self.param_names = _param_names(source)
         self.lib = ctypes.CDLL(str(self.path))
         self.lib.andrea_exec_message.restype = ctypes.c_char_p
         self.lib.andrea_exec_fault_addr.restype = ctypes.c_void_p
+        self.lib.andrea_exec_fault_pc.restype = ctypes.c_longlong
         self.kernel_names = tuple(kernel_names(source))
         self._kernels: dict[str, Kernel] = {}
 

@@ -73,15 +73,22 @@ void *dynamic_shared();
 #define __threadfence_block() __asm__ __volatile__("" ::: "memory")
 
 // Atomics: fibers never run at the same time, so a read-modify-write is atomic as written.
-template <typename T> static inline T atomicAdd(T *p, T v) { T old = *p; *p = old + v; return old; }
-template <typename T> static inline T atomicSub(T *p, T v) { T old = *p; *p = old - v; return old; }
-template <typename T> static inline T atomicExch(T *p, T v) { T old = *p; *p = v; return old; }
-template <typename T> static inline T atomicMin(T *p, T v) { T old = *p; *p = v < old ? v : old; return old; }
-template <typename T> static inline T atomicMax(T *p, T v) { T old = *p; *p = v > old ? v : old; return old; }
-template <typename T> static inline T atomicAnd(T *p, T v) { T old = *p; *p = old & v; return old; }
-template <typename T> static inline T atomicOr(T *p, T v) { T old = *p; *p = old | v; return old; }
-template <typename T> static inline T atomicXor(T *p, T v) { T old = *p; *p = old ^ v; return old; }
-template <typename T> static inline T atomicCAS(T *p, T cmp, T v) { T old = *p; if (old == cmp) *p = v; return old; }
+// They are not instrumented for the race checker (an atomic never races) and mark the launch
+// as one whose float results may depend on the order of the threads.
+namespace andrea_exec { extern int atomics_used; }
+#define ANDREA_ATOMIC template <typename T> __attribute__((no_sanitize_thread, noinline)) static T
+ANDREA_ATOMIC atomicAdd(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = old + v; return old; }
+ANDREA_ATOMIC atomicSub(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = old - v; return old; }
+ANDREA_ATOMIC atomicExch(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = v; return old; }
+ANDREA_ATOMIC atomicMin(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = v < old ? v : old; return old; }
+ANDREA_ATOMIC atomicMax(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = v > old ? v : old; return old; }
+ANDREA_ATOMIC atomicAnd(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = old & v; return old; }
+ANDREA_ATOMIC atomicOr(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = old | v; return old; }
+ANDREA_ATOMIC atomicXor(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = old ^ v; return old; }
+ANDREA_ATOMIC atomicCAS(T *p, T cmp, T v) { andrea_exec::atomics_used = 1; T old = *p; if (old == cmp) *p = v; return old; }
+ANDREA_ATOMIC atomicInc(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = old >= v ? 0 : old + 1; return old; }
+ANDREA_ATOMIC atomicDec(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = (old == 0 || old > v) ? v : old - 1; return old; }
+#undef ANDREA_ATOMIC
 
 // Loads through the read-only cache are plain loads here.
 template <typename T> static inline T __ldg(const T *p) { return *p; }

@@ -1,53 +1,150 @@
-// andrea_gpu CPU executor runtime: fibers, barriers, fault capture, guarded buffers.
+// andrea_gpu CPU executor runtime: fibers, barriers, fault capture, race detection.
 //
-// Included once at the end of every generated translation unit (after the kernel source and the
-// prelude). One launch = every block of the grid in a chosen order; inside a block, every thread
-// is a ucontext fiber with its own guarded stack, run in a chosen order until it finishes or
-// reaches __syncthreads(). A fault (SIGSEGV/SIGBUS/SIGFPE) inside a kernel is caught on an
-// alternate signal stack and turned into an error code with the faulting address, so Python can
-// name the argument buffer whose guard page was touched.
+// Compiled once (without instrumentation) into an object that is linked with every kernel
+// build; the kernel's own translation unit (prelude.h + the .cu text + launch stubs) is compiled
+// with -fsanitize=thread, so the compiler calls __tsan_readN / __tsan_writeN before each of its
+// memory accesses. Those hooks are defined here: instead of ThreadSanitizer's runtime they feed
+// a happens-before checker that knows the CUDA model (see "Race detection" below).
+//
+// One launch = every block of the grid in a chosen order. Inside a block the first thread (in
+// the chosen order) runs as a fiber: if it finishes without reaching __syncthreads(), the other
+// threads of the block are plain function calls, one after the other (no context switch at
+// all). Once a thread reaches a barrier, every thread of the block is a fiber with its own
+// guarded stack, run in the chosen order until it finishes or reaches __syncthreads(). Fibers
+// switch with a few instructions of assembly (callee-saved registers and the stack pointer; no
+// signal mask, so no system call). A fault (SIGSEGV/SIGBUS/SIGFPE) inside a kernel is caught
+// on an alternate signal stack and turned into an error code with the faulting address, so
+// Python can name the argument buffer whose guard page was touched.
 #include <csetjmp>
 #include <csignal>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
 #include <functional>
 #include <sys/mman.h>
-#include <ucontext.h>
 #include <unistd.h>
 #include <vector>
+#include <ucontext.h>
 
+struct uint3 { unsigned int x, y, z; };
+struct dim3 { unsigned int x, y, z; };
+
+// The built-in variables sit together in a section of their own, so the race checker can skip
+// reads of them with one comparison.
+#define ANDREA_BUILTIN __attribute__((section("andrea_builtins")))
 extern "C" {
-uint3 threadIdx;
-uint3 blockIdx;
-dim3 blockDim;
-dim3 gridDim;
+ANDREA_BUILTIN uint3 threadIdx;
+ANDREA_BUILTIN uint3 blockIdx;
+ANDREA_BUILTIN dim3 blockDim;
+ANDREA_BUILTIN dim3 gridDim;
+extern char __start_andrea_builtins[];
+extern char __stop_andrea_builtins[];
 extern char __start_andrea_shared[] __attribute__((weak));
 extern char __stop_andrea_shared[] __attribute__((weak));
 }
 
 namespace andrea_exec {
 
-enum Status { OK = 0, FAULT = 1, DIVERGENT_BARRIER = 2, EXIT_AT_BARRIER = 3, TRAP = 4, BAD_LAUNCH = 5 };
+enum Status { OK = 0, FAULT = 1, DIVERGENT_BARRIER = 2, EXIT_AT_BARRIER = 3, TRAP = 4,
+              BAD_LAUNCH = 5, RACE = 6, UNINIT_SHARED = 7 };
 enum Order { FORWARD = 0, REVERSE = 1, SHUFFLE = 2 };
 enum FiberState { READY = 0, AT_BARRIER = 1, DONE = 2 };
 
+// ----------------------------------------------------------------------------- context switch
+#if defined(__x86_64__) && !defined(ANDREA_EXEC_UCONTEXT)
+// andrea_exec_switch(&save_sp, to_sp): push the callee-saved registers, save the stack pointer,
+// load the other fiber's, pop its registers and return into it.
+extern "C" void andrea_exec_switch(void **save_sp, void *to_sp);
+asm(R"(
+    .text
+    .p2align 4
+    .globl andrea_exec_switch
+    .hidden andrea_exec_switch
+    .type andrea_exec_switch,@function
+andrea_exec_switch:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+    .size andrea_exec_switch, .-andrea_exec_switch
+)");
+struct Ctx { void *sp = nullptr; };
+static inline void ctx_switch(Ctx &from, Ctx &to) { andrea_exec_switch(&from.sp, to.sp); }
+static void ctx_make(Ctx &c, char *stack_lo, size_t size, void (*entry)()) {
+    uintptr_t top = ((uintptr_t)(stack_lo + size)) & ~(uintptr_t)15;
+    void **sp = (void **)top;
+    *--sp = nullptr;              // no caller above the entry function
+    *--sp = (void *)entry;        // `ret` of the first switch lands here, 16-byte aligned + 8
+    for (int i = 0; i < 6; ++i) *--sp = nullptr;  // rbp rbx r12 r13 r14 r15
+    c.sp = sp;
+}
+#else
+struct Ctx { ucontext_t uc; };
+static inline void ctx_switch(Ctx &from, Ctx &to) { swapcontext(&from.uc, &to.uc); }
+static void ctx_make(Ctx &c, char *stack_lo, size_t size, void (*entry)()) {
+    getcontext(&c.uc);
+    c.uc.uc_stack.ss_sp = stack_lo;
+    c.uc.uc_stack.ss_size = size;
+    c.uc.uc_link = nullptr;
+    makecontext(&c.uc, entry, 0);
+}
+#endif
+
 struct Fiber {
-    ucontext_t ctx;
+    Ctx ctx;
     FiberState state;
     uint3 tid;
+    unsigned epoch;          // barriers this thread has passed in the current block
     const char *bar_file;
     int bar_line;
+};
+
+// ----------------------------------------------------------------------------- race detection
+// Every 4-byte word of an argument buffer or of shared memory has a shadow cell: the last write
+// and up to two reads since, each as (block, thread, barrier epoch, code address). Two accesses
+// conflict when one is a write, they come from different CUDA threads, and no __syncthreads()
+// orders them: different blocks (nothing orders blocks within a launch), or the same block in
+// the same barrier epoch. Atomics are not instrumented (prelude.h), so they never conflict.
+// site: code address relative to this library's launch(), 32 bits (one library is small).
+struct Acc { int32_t site; uint32_t blk, epoch; uint16_t thr, write; };
+struct Cell { Acc w, r1, r2; };
+static const uint32_t NONE = 0xFFFFFFFFu;
+static const size_t kWordsPerPage = 256;
+
+struct Range {
+    uintptr_t lo = 0, hi = 0;
+    int arg = -1;               // argument index, -1 static shared, -2 dynamic shared
+    std::vector<Cell *> pages;  // lazily allocated shadow, kWordsPerPage cells each
 };
 
 struct Launch {
     unsigned long long cfg[10];
     std::vector<Fiber> fibers;
-    char *stacks = nullptr;
-    size_t stack_bytes = 0, stacks_total = 0;
-    ucontext_t main_ctx;
+    Ctx main_ctx;
     int current = -1;
+    const std::vector<unsigned> *order = nullptr;  // this round's thread order
+    long pos = -1, limit = 0;   // position in `order`; threads at or past `limit` wait
+    bool direct = false;        // the current thread runs as a plain call, not a fiber
     std::function<void()> body;
     std::vector<char> dyn_shared;
     unsigned long long rng = 0;
+    std::vector<Range> ranges;
+    Range *last = nullptr;      // the range of the previous access (most accesses repeat it)
+    uint32_t blk = 0, thr = 0, epoch = 0;
+    bool track = false;
 };
 
 static Launch *g = nullptr;
@@ -56,9 +153,15 @@ static volatile sig_atomic_t g_active = 0;
 static char g_msg[2048];
 static void *g_fault_addr = nullptr;
 static long long g_fault_where[6];  // block xyz, thread xyz at the fault
+static long long g_race[16];        // see andrea_exec_race
+static long long g_uninit[16];      // the block's first read of never-written shared memory
+static bool g_uninit_seen = false;
 static struct sigaction g_old[3];
 static const int g_sigs[3] = {SIGSEGV, SIGBUS, SIGFPE};
 static const size_t kStack = 256 * 1024;
+static char *g_stacks = nullptr;     // fiber stacks, kept from launch to launch
+static size_t g_stack_count = 0;
+int atomics_used = 0;                // set by prelude.h's atomics during a launch
 
 static unsigned long long next_rand() {  // splitmix64: reproducible shuffles from the seed
     unsigned long long z = (g->rng += 0x9E3779B97F4A7C15ULL);
@@ -79,7 +182,10 @@ static void note_where() {
     g_fault_where[3] = threadIdx.x; g_fault_where[4] = threadIdx.y; g_fault_where[5] = threadIdx.z;
 }
 
-static void on_fault(int sig, siginfo_t *si, void *) {
+static long long site_offset(const void *site);
+static long long g_fault_pc = -1;    // code offset of the faulting instruction in the library
+
+static void on_fault(int sig, siginfo_t *si, void *uctx) {
     if (!g_active) {  // not ours: hand it to whoever had it before
         for (int i = 0; i < 3; ++i)
             if (g_sigs[i] == sig) sigaction(sig, &g_old[i], nullptr);
@@ -87,6 +193,11 @@ static void on_fault(int sig, siginfo_t *si, void *) {
         return;
     }
     g_fault_addr = si->si_addr;
+#if defined(__x86_64__)
+    g_fault_pc = site_offset((const char *)((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP] + 1);
+#else
+    (void)uctx;
+#endif
     note_where();
     std::snprintf(g_msg, sizeof g_msg, "%s at address %p",
                   sig == SIGSEGV ? "segmentation fault" : sig == SIGBUS ? "bus error"
@@ -97,77 +208,236 @@ static void on_fault(int sig, siginfo_t *si, void *) {
 
 static void fail(int status) {
     note_where();
+    g_active = 0;
     siglongjmp(g_jmp, status);
+}
+
+static long long site_offset(const void *site) {
+    Dl_info info;
+    if (site && dladdr(site, &info) && info.dli_fbase)
+        return (long long)((const char *)site - (const char *)info.dli_fbase) - 1;
+    return -1;
+}
+
+int launch(const unsigned long long *, const unsigned long long *, int, int, std::function<void()>);
+static const char *site_base() { return (const char *)(void *)&launch; }
+static long long acc_offset(const Acc &a) { return site_offset(site_base() + a.site); }
+
+static void record(long long *o, const Range &r, uintptr_t addr, const Acc &now, const Acc *other) {
+    o[0] = r.arg; o[1] = (long long)(addr - r.lo); o[2] = now.write; o[3] = now.blk;
+    o[4] = now.thr; o[5] = acc_offset(now);
+    if (other) { o[6] = other->write; o[7] = other->blk; o[8] = other->thr; o[9] = acc_offset(*other); }
+    else { o[6] = o[7] = o[8] = o[9] = -1; }
+    o[10] = (long long)r.lo;
+}
+
+static void report(const Range &r, uintptr_t addr, const Acc &now, const Acc *other) {
+    g->track = false;
+    record(g_race, r, addr, now, other);
+    std::snprintf(g_msg, sizeof g_msg, "data race");
+    fail(RACE);
+}
+
+static inline bool conflicts(const Acc &a, uint32_t blk, uint32_t thr, uint32_t epoch) {
+    return a.blk != NONE && (a.blk != blk || (a.thr != thr && a.epoch == epoch));
+}
+
+static Cell *cell_of(Range &r, uintptr_t addr) {
+    size_t word = (addr - r.lo) >> 2, page = word / kWordsPerPage;
+    Cell *&p = r.pages[page];
+    if (!p) {
+        p = (Cell *)std::malloc(sizeof(Cell) * kWordsPerPage);
+        if (!p) { std::snprintf(g_msg, sizeof g_msg, "out of memory for race shadow"); fail(BAD_LAUNCH); }
+        std::memset(p, 0xFF, sizeof(Cell) * kWordsPerPage);
+    }
+    return p + word % kWordsPerPage;
+}
+
+static void access_range(Range &r, uintptr_t a, size_t n, bool write, const void *site) {
+    Launch *L = g;
+    L->last = &r;
+    uintptr_t end = a + n < r.hi ? a + n : r.hi;
+    Acc now{(int32_t)((const char *)site - site_base()), L->blk, L->epoch, (uint16_t)L->thr,
+            (uint16_t)write};
+    for (uintptr_t w = a & ~(uintptr_t)3; w < end; w += 4) {
+        uintptr_t at = w < r.lo ? r.lo : w;
+        Cell *c = cell_of(r, at);
+        if (conflicts(c->w, now.blk, now.thr, now.epoch)) report(r, at, now, &c->w);
+        if (write) {
+            if (conflicts(c->r1, now.blk, now.thr, now.epoch)) report(r, at, now, &c->r1);
+            if (conflicts(c->r2, now.blk, now.thr, now.epoch)) report(r, at, now, &c->r2);
+            c->w = now;
+            c->r1.blk = c->r2.blk = NONE;
+        } else {
+            // Reported when the block ends, unless a write by another thread makes it a race.
+            if (r.arg < 0 && c->w.blk == NONE && !g_uninit_seen) {
+                record(g_uninit, r, at, now, nullptr);
+                g_uninit_seen = true;
+            }
+            if (c->r1.blk == NONE || (c->r1.blk == now.blk && c->r1.thr == now.thr)) c->r1 = now;
+            else c->r2 = now;
+        }
+    }
+}
+
+static inline void access(const void *ptr, size_t n, bool write, const void *site) {
+    Launch *L = g;
+    if (!L || !L->track) return;
+    const char *p = (const char *)ptr;
+    if (p >= __start_andrea_builtins && p < __stop_andrea_builtins) return;
+    uintptr_t a = (uintptr_t)ptr;
+    Range *last = L->last;
+    if (last && a >= last->lo && a < last->hi) return access_range(*last, a, n, write, site);
+    for (Range &r : L->ranges)
+        if (a >= r.lo && a < r.hi) return access_range(r, a, n, write, site);
+}
+
+static void clear_shadow(Range &r) {
+    for (Cell *&p : r.pages) { std::free(p); p = nullptr; }
+}
+
+static void set_current(int i) {
+    Fiber &f = g->fibers[i];
+    g->current = i;
+    threadIdx = f.tid;
+    g->thr = (uint32_t)i;
+    g->epoch = f.epoch;
+}
+
+// The next READY thread of this round, in order, or the scheduler when there is none: fibers
+// hand over to each other directly, one switch per barrier crossing.
+static Ctx *next_ctx() {
+    Launch *L = g;
+    while (++L->pos < L->limit) {
+        unsigned i = (*L->order)[L->pos];
+        if (L->fibers[i].state == READY) {
+            set_current((int)i);
+            return &L->fibers[i].ctx;
+        }
+    }
+    return &L->main_ctx;
+}
+
+static void run_round(long from) {
+    g->direct = false;
+    g->pos = from;
+    Ctx *c = next_ctx();
+    if (c != &g->main_ctx) ctx_switch(g->main_ctx, *c);
 }
 
 static void fiber_entry() {
     g->body();
-    g->fibers[g->current].state = DONE;
-    // returning resumes uc_link (the scheduler)
+    Fiber &f = g->fibers[g->current];
+    f.state = DONE;
+    ctx_switch(f.ctx, *next_ctx());  // never resumed
+    std::abort();
 }
 
-static void switch_to(int i) {
+static char *stack_of(unsigned i) { return g_stacks + (size_t)i * kStack; }
+
+static bool ensure_stacks(size_t n) {
+    if (n <= g_stack_count) return true;
+    if (g_stacks) munmap(g_stacks, g_stack_count * kStack);
+    void *mem = mmap(nullptr, n * kStack, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mem == MAP_FAILED) { g_stacks = nullptr; g_stack_count = 0; return false; }
+    g_stacks = (char *)mem;
+    g_stack_count = n;
+    for (size_t i = 0; i < n; ++i) mprotect(stack_of((unsigned)i), getpagesize(), PROT_NONE);
+    return true;
+}
+
+static void start_fiber(unsigned i) {
     Fiber &f = g->fibers[i];
-    g->current = i;
-    threadIdx = f.tid;
-    swapcontext(&g->main_ctx, &f.ctx);
+    size_t page = getpagesize();
+    // Stacks are kStack apart, so their tops would all fall into the same cache sets: start each
+    // one a different number of cache lines below its top.
+    size_t colour = (size_t)(i % 64) * 64;
+    ctx_make(f.ctx, stack_of(i) + page, kStack - page - colour, fiber_entry);
+    f.state = READY;
+}
+
+static void check_barrier_round() {
+    unsigned n = (unsigned)g->fibers.size();
+    int waiting = -1, done = -1;
+    for (unsigned i = 0; i < n; ++i) {
+        Fiber &f = g->fibers[i];
+        if (f.state == DONE) { if (done < 0) done = (int)i; continue; }
+        if (waiting < 0) { waiting = (int)i; continue; }
+        Fiber &w = g->fibers[waiting];
+        if (f.bar_line != w.bar_line ||
+            (f.bar_file != w.bar_file && std::strcmp(f.bar_file, w.bar_file) != 0)) {
+            threadIdx = f.tid;
+            std::snprintf(g_msg, sizeof g_msg,
+                          "divergent __syncthreads(): thread (%u,%u,%u) waits at %s:%d but "
+                          "thread (%u,%u,%u) waits at %s:%d",
+                          w.tid.x, w.tid.y, w.tid.z, w.bar_file, w.bar_line, f.tid.x, f.tid.y,
+                          f.tid.z, f.bar_file, f.bar_line);
+            fail(DIVERGENT_BARRIER);
+        }
+    }
+    if (waiting >= 0 && done >= 0) {
+        Fiber &w = g->fibers[waiting], &d = g->fibers[done];
+        threadIdx = d.tid;
+        std::snprintf(g_msg, sizeof g_msg,
+                      "__syncthreads() at %s:%d is not reached by every thread of the block: "
+                      "thread (%u,%u,%u) waits there but thread (%u,%u,%u) has exited",
+                      w.bar_file, w.bar_line, w.tid.x, w.tid.y, w.tid.z, d.tid.x, d.tid.y,
+                      d.tid.z);
+        fail(EXIT_AT_BARRIER);
+    }
 }
 
 static void run_block(std::vector<unsigned> &order) {
     unsigned n = (unsigned)g->fibers.size();
-    for (unsigned i = 0; i < n; ++i) {
-        Fiber &f = g->fibers[i];
-        getcontext(&f.ctx);
-        f.ctx.uc_stack.ss_sp = g->stacks + (size_t)i * g->stack_bytes + getpagesize();
-        f.ctx.uc_stack.ss_size = g->stack_bytes - getpagesize();
-        f.ctx.uc_link = &g->main_ctx;
-        makecontext(&f.ctx, fiber_entry, 0);
-        f.state = READY;
-        f.bar_file = nullptr;
-        f.bar_line = 0;
-    }
+    for (auto &f : g->fibers) { f.state = READY; f.epoch = 0; f.bar_file = nullptr; f.bar_line = 0; }
     int thread_order = (int)g->cfg[8];
+    make_order(order, n, thread_order);
+    // The first thread runs as a fiber; if it never reaches a barrier, neither may the others
+    // (a barrier some threads skip is an error), so they run as plain calls.
+    unsigned first = order[0];
+    g->order = &order;
+    g->limit = 1;
+    start_fiber(first);
+    run_round(-1);
+    if (g->fibers[first].state == DONE) {
+        for (unsigned k = 1; k < n; ++k) {
+            unsigned i = order[k];
+            set_current((int)i);
+            g->direct = true;
+            g->body();
+            g->fibers[i].state = DONE;
+        }
+        g->direct = false;
+        return;
+    }
+    for (unsigned k = 1; k < n; ++k) start_fiber(order[k]);
+    g->limit = n;
+    run_round(0);
     for (;;) {
-        make_order(order, n, thread_order);
-        for (unsigned k = 0; k < n; ++k)
-            if (g->fibers[order[k]].state == READY) switch_to((int)order[k]);
-        int waiting = -1, done = -1;
-        for (unsigned i = 0; i < n; ++i) {
-            Fiber &f = g->fibers[i];
-            if (f.state == DONE) { if (done < 0) done = (int)i; continue; }
-            if (waiting < 0) { waiting = (int)i; continue; }
-            Fiber &w = g->fibers[waiting];
-            if (f.bar_line != w.bar_line || std::strcmp(f.bar_file, w.bar_file) != 0) {
-                threadIdx = f.tid;
-                std::snprintf(g_msg, sizeof g_msg,
-                              "divergent __syncthreads(): thread (%u,%u,%u) waits at %s:%d but "
-                              "thread (%u,%u,%u) waits at %s:%d",
-                              w.tid.x, w.tid.y, w.tid.z, w.bar_file, w.bar_line, f.tid.x, f.tid.y,
-                              f.tid.z, f.bar_file, f.bar_line);
-                fail(DIVERGENT_BARRIER);
-            }
-        }
-        if (waiting < 0) return;  // every thread finished
-        if (done >= 0) {
-            Fiber &w = g->fibers[waiting], &d = g->fibers[done];
-            threadIdx = d.tid;
-            std::snprintf(g_msg, sizeof g_msg,
-                          "__syncthreads() at %s:%d is not reached by every thread of the block: "
-                          "thread (%u,%u,%u) waits there but thread (%u,%u,%u) has exited",
-                          w.bar_file, w.bar_line, w.tid.x, w.tid.y, w.tid.z, d.tid.x, d.tid.y,
-                          d.tid.z);
-            fail(EXIT_AT_BARRIER);
-        }
-        for (auto &f : g->fibers) f.state = READY;
+        check_barrier_round();
+        bool any = false;
+        for (auto &f : g->fibers)
+            if (f.state == AT_BARRIER) { f.state = READY; ++f.epoch; any = true; }
+        if (!any) return;  // every thread finished
+        if (thread_order == SHUFFLE) make_order(order, n, thread_order);
+        run_round(-1);
     }
 }
 
 void barrier(const char *file, int line) {
     Fiber &f = g->fibers[g->current];
+    if (g->direct) {  // the block's first thread finished without this barrier
+        std::snprintf(g_msg, sizeof g_msg,
+                      "__syncthreads() at %s:%d is not reached by every thread of the block: "
+                      "thread (%u,%u,%u) waits there but other threads have exited",
+                      file, line, f.tid.x, f.tid.y, f.tid.z);
+        fail(EXIT_AT_BARRIER);
+    }
     f.state = AT_BARRIER;
     f.bar_file = file;
     f.bar_line = line;
-    swapcontext(&f.ctx, &g->main_ctx);
+    ctx_switch(f.ctx, *next_ctx());
     __asm__ __volatile__("" ::: "memory");
 }
 
@@ -185,8 +455,20 @@ static void poison_shared() {
     if (!g->dyn_shared.empty()) std::memset(g->dyn_shared.data(), 0xFF, g->dyn_shared.size());
 }
 
-// cfg: grid x y z, block x y z, dynamic shared bytes, block order, thread order, seed
-int launch(const unsigned long long *cfg, std::function<void()> body) {
+static void add_range(std::vector<Range> &rs, uintptr_t lo, size_t n, int arg) {
+    if (!lo || !n) return;
+    Range r;
+    r.lo = lo;
+    r.hi = lo + n;
+    r.arg = arg;
+    r.pages.assign((n / 4 + kWordsPerPage) / kWordsPerPage + 1, nullptr);
+    rs.push_back(std::move(r));
+}
+
+// cfg: grid x y z, block x y z, dynamic shared bytes, block order, thread order, seed.
+// ranges: (address, bytes) per argument (0, 0 for values), checked for races when track != 0.
+int launch(const unsigned long long *cfg, const unsigned long long *ranges, int nranges,
+           int track, std::function<void()> body) {
     Launch L;
     std::memcpy(L.cfg, cfg, sizeof L.cfg);
     L.body = std::move(body);
@@ -198,26 +480,26 @@ int launch(const unsigned long long *cfg, std::function<void()> body) {
                       nthreads, nblocks);
         return BAD_LAUNCH;
     }
-    gridDim = dim3((unsigned)cfg[0], (unsigned)cfg[1], (unsigned)cfg[2]);
-    blockDim = dim3((unsigned)cfg[3], (unsigned)cfg[4], (unsigned)cfg[5]);
+    gridDim = dim3{(unsigned)cfg[0], (unsigned)cfg[1], (unsigned)cfg[2]};
+    blockDim = dim3{(unsigned)cfg[3], (unsigned)cfg[4], (unsigned)cfg[5]};
     L.fibers.resize(nthreads);
     for (unsigned long long i = 0; i < nthreads; ++i) {
         unsigned long long x = i % cfg[3], y = (i / cfg[3]) % cfg[4], z = i / (cfg[3] * cfg[4]);
         L.fibers[i].tid = uint3{(unsigned)x, (unsigned)y, (unsigned)z};
     }
     L.dyn_shared.assign(cfg[6], 0);
-    // one stack per thread, each with a PROT_NONE page below it (a stack overflow faults)
-    L.stack_bytes = kStack;
-    L.stacks_total = L.stack_bytes * nthreads;
-    void *mem = mmap(nullptr, L.stacks_total, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (mem == MAP_FAILED) {
-        std::snprintf(g_msg, sizeof g_msg, "cannot map %zu bytes of fiber stacks", L.stacks_total);
+    if (!ensure_stacks(nthreads)) {
+        std::snprintf(g_msg, sizeof g_msg, "cannot map %llu bytes of fiber stacks",
+                      nthreads * (unsigned long long)kStack);
         return BAD_LAUNCH;
     }
-    L.stacks = (char *)mem;
-    for (unsigned long long i = 0; i < nthreads; ++i)
-        mprotect(L.stacks + i * L.stack_bytes, getpagesize(), PROT_NONE);
+    if (track) {
+        for (int i = 0; i < nranges; ++i) add_range(L.ranges, ranges[2 * i], ranges[2 * i + 1], i);
+        if (__start_andrea_shared && __stop_andrea_shared)
+            add_range(L.ranges, (uintptr_t)__start_andrea_shared,
+                      (size_t)(__stop_andrea_shared - __start_andrea_shared), -1);
+        add_range(L.ranges, (uintptr_t)L.dyn_shared.data(), L.dyn_shared.size(), -2);
+    }
 
     // catch faults on an alternate stack (the fault may be a fiber stack overflow)
     stack_t alt, old_alt;
@@ -237,6 +519,8 @@ int launch(const unsigned long long *cfg, std::function<void()> body) {
     g = &L;
     g_msg[0] = 0;
     g_fault_addr = nullptr;
+    g_fault_pc = -1;
+    atomics_used = 0;
     int status = sigsetjmp(g_jmp, 1);
     if (status == 0) {
         g_active = 1;
@@ -246,55 +530,75 @@ int launch(const unsigned long long *cfg, std::function<void()> body) {
             blockIdx = uint3{(unsigned)(b % cfg[0]), (unsigned)((b / cfg[0]) % cfg[1]),
                              (unsigned)(b / (cfg[0] * cfg[1]))};
             poison_shared();
+            for (Range &r : L.ranges)
+                if (r.arg < 0) clear_shadow(r);  // shared memory is new in every block
+            L.blk = b;
+            L.track = track != 0;
+            g_uninit_seen = false;
             run_block(order);
+            L.track = false;
+            if (g_uninit_seen) {
+                std::memcpy(g_race, g_uninit, sizeof g_race);
+                std::snprintf(g_msg, sizeof g_msg, "read of uninitialised shared memory");
+                fail(UNINIT_SHARED);
+            }
         }
     }
     g_active = 0;
     g = saved;
     for (int i = 0; i < 3; ++i) sigaction(g_sigs[i], &g_old[i], nullptr);
     sigaltstack(&old_alt, nullptr);
-    munmap(L.stacks, L.stacks_total);
+    for (Range &r : L.ranges) clear_shadow(r);
     return status;
 }
 
 }  // namespace andrea_exec
+
+// ----------------------------------------------------------------------------- instrumentation
+// The kernel's translation unit is compiled with -fsanitize=thread: these are the hooks the
+// compiler calls (ThreadSanitizer's ABI), implemented by the checker above.
+#define ANDREA_HOOK(KIND, N, W)                                                               \
+    extern "C" __attribute__((noinline)) void __tsan_##KIND##N(void *p) {                      \
+        andrea_exec::access(p, N, W, __builtin_return_address(0));                            \
+    }                                                                                          \
+    extern "C" __attribute__((noinline)) void __tsan_unaligned_##KIND##N(void *p) {            \
+        andrea_exec::access(p, N, W, __builtin_return_address(0));                            \
+    }                                                                                          \
+    extern "C" __attribute__((noinline)) void __tsan_volatile_##KIND##N(void *p) {             \
+        andrea_exec::access(p, N, W, __builtin_return_address(0));                            \
+    }
+ANDREA_HOOK(read, 1, false) ANDREA_HOOK(read, 2, false) ANDREA_HOOK(read, 4, false)
+ANDREA_HOOK(read, 8, false) ANDREA_HOOK(read, 16, false)
+ANDREA_HOOK(write, 1, true) ANDREA_HOOK(write, 2, true) ANDREA_HOOK(write, 4, true)
+ANDREA_HOOK(write, 8, true) ANDREA_HOOK(write, 16, true)
+#undef ANDREA_HOOK
+extern "C" {
+__attribute__((noinline)) void __tsan_read_range(void *p, unsigned long n) {
+    andrea_exec::access(p, n, false, __builtin_return_address(0));
+}
+__attribute__((noinline)) void __tsan_write_range(void *p, unsigned long n) {
+    andrea_exec::access(p, n, true, __builtin_return_address(0));
+}
+void __tsan_init() {}
+void __tsan_func_entry(void *) {}
+void __tsan_func_exit() {}
+void __tsan_vptr_update(void **, void *) {}
+void __tsan_vptr_read(void **) {}
+}
 
 // ----------------------------------------------------------------------------- C API for ctypes
 extern "C" {
 const char *andrea_exec_message() { return andrea_exec::g_msg; }
 void *andrea_exec_fault_addr() { return andrea_exec::g_fault_addr; }
 void andrea_exec_fault_where(long long *out) { std::memcpy(out, andrea_exec::g_fault_where, sizeof andrea_exec::g_fault_where); }
+// A race or uninitialised read: [0] argument index (-1 static shared, -2 dynamic shared),
+// [1] byte offset in it, then for this access and the other one (-1 when none): write?, flat
+// block, flat thread, code offset in the library; [10] the range's start address.
+void andrea_exec_race(long long *out) { std::memcpy(out, andrea_exec::g_race, sizeof andrea_exec::g_race); }
+long long andrea_exec_fault_pc() { return andrea_exec::g_fault_pc; }
+int andrea_exec_atomics_used() { return andrea_exec::atomics_used; }
+int andrea_exec_launch(const unsigned long long *cfg, const unsigned long long *ranges,
+                       int nranges, int track, std::function<void()> *body) {
+    return andrea_exec::launch(cfg, ranges, nranges, track, std::move(*body));
 }
-
-// Launch stubs: andrea_launch__NAME(cfg, args) calls kernel NAME with args[i] pointing at the
-// i-th argument's value; andrea_sig__NAME(kinds, cap) describes the parameters (0 = pointer,
-// 1 = pointer to const, 100 + size = floating point, 200 + size = signed integer, 300 + size =
-// unsigned integer).
-#include <type_traits>
-#include <utility>
-template <typename... A, std::size_t... I>
-static void andrea_call(void (*f)(A...), void **args, std::index_sequence<I...>) {
-    f(*static_cast<typename std::remove_cv<typename std::remove_reference<A>::type>::type *>(args[I])...);
 }
-template <typename... A>
-static int andrea_launch(void (*f)(A...), const unsigned long long *cfg, void **args) {
-    return andrea_exec::launch(cfg, [f, args] { andrea_call(f, args, std::index_sequence_for<A...>{}); });
-}
-template <typename T> static constexpr int andrea_kind() {
-    return std::is_pointer<T>::value ? (std::is_const<typename std::remove_pointer<T>::type>::value ? 1 : 0)
-           : std::is_floating_point<T>::value ? 100 + (int)sizeof(T)
-           : std::is_signed<T>::value ? 200 + (int)sizeof(T)
-                                      : 300 + (int)sizeof(T);
-}
-template <typename... A>
-static int andrea_sig(void (*)(A...), int *kinds, int cap) {
-    const int k[] = {andrea_kind<A>()..., -1};
-    int n = (int)sizeof...(A);
-    for (int i = 0; i < n && i < cap; ++i) kinds[i] = k[i];
-    return n;
-}
-#define ANDREA_STUB(NAME)                                                                          \
-    extern "C" int andrea_launch__##NAME(const unsigned long long *cfg, void **args) {             \
-        return andrea_launch(NAME, cfg, args);                                                     \
-    }                                                                                              \
-    extern "C" int andrea_sig__##NAME(int *kinds, int cap) { return andrea_sig(NAME, kinds, cap); }

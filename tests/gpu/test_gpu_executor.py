@@ -21,10 +21,21 @@ def test_barrier_makes_shared_memory_exchange_correct(selftest_module):
     np.testing.assert_array_equal(y, x[::-1])
 
 
-def test_each_block_starts_with_fresh_shared_memory(selftest_module):
+def test_each_block_starts_with_fresh_shared_memory():
+    # Unchecked build: the read before any write sees the 0xFF poison, never another block's.
+    from tests.gpu.conftest import KERNELS
+    mod = Module((KERNELS / "selftest.cu").read_text(), "selftest.cu", checked=False)
     clean = np.ones(5, dtype=np.int32)
-    selftest_module.get_function("shared_fresh_per_block")((5,), (64,), (clean,))
+    mod.get_function("shared_fresh_per_block")((5,), (64,), (clean,))
     np.testing.assert_array_equal(clean, 1)
+
+
+def test_read_of_never_written_shared_memory_is_caught(selftest_module):
+    with pytest.raises(KernelError, match=r"shared_fresh_per_block: block \(\d+,0,0\) thread "
+                                          r"\(\d+,0,0\) reads shared memory at byte offset \d+ "
+                                          r"at selftest.cu:27, but no thread of the block wrote"):
+        selftest_module.get_function("shared_fresh_per_block")((5,), (64,),
+                                                               (np.ones(5, dtype=np.int32),))
 
 
 def test_atomics_count_exactly(selftest_module):
@@ -58,34 +69,37 @@ def test_results_land_only_after_every_schedule_agrees(selftest_module):
 # ------------------------------------------------------------------------- broken kernels
 def test_missing_barrier_is_caught(selftest_module):
     x, y = np.arange(40, dtype=np.float32), np.zeros(40, dtype=np.float32)
-    with pytest.raises(RaceError, match=r"reverse_block_racy: argument 1 differs .*__syncthreads"):
+    with pytest.raises(RaceError, match=r"reverse_block_racy: data race on shared memory at byte "
+                                         r"offset \d+: block \(0,0,0\) thread \(\d+,0,0\) writes it at "
+                                         r"selftest.cu:18, and block \(0,0,0\) thread \(\d+,0,0\) reads "
+                                         r"it at selftest.cu:19, with no __syncthreads"):
         selftest_module.get_function("reverse_block_racy")((1,), (64,), (x, y, np.int32(40)))
     np.testing.assert_array_equal(y, 0)  # nothing copied back from a failed launch
 
 
 def test_race_between_blocks_is_caught(selftest_module):
     y = np.zeros(6, dtype=np.float32)
-    with pytest.raises(RaceError, match="cross_block_race"):
+    with pytest.raises(RaceError, match=r"cross_block_race: data race on argument 0 \(y\), element "):
         selftest_module.get_function("cross_block_race")((6,), (32,), (y, np.int32(6)))
 
 
 def test_read_past_the_end_is_caught(selftest_module):
     x, y = np.zeros(64, dtype=np.float32), np.zeros(65, dtype=np.float32)
     with pytest.raises(OutOfBoundsError,
-                       match=r"accessed argument 0 out of bounds at byte offset 256 "
-                             r"\(the buffer has 256 bytes\)"):
+                       match=r"accessed argument 0 \(x\) out of bounds at byte offset 256 "
+                             r"\(the buffer has 256 bytes\), at selftest.cu:\d+"):
         selftest_module.get_function("copy_off_by_one")((2,), (32,), (x, y, np.int32(64)))
 
 
 def test_read_before_the_start_is_caught(selftest_module):
     x, y = np.ones(8, dtype=np.float32), np.zeros(8, dtype=np.float32)
-    with pytest.raises(OutOfBoundsError, match=r"argument 0 out of bounds at byte offset -4"):
+    with pytest.raises(OutOfBoundsError, match=r"argument 0 \(x\) out of bounds at byte offset -4"):
         selftest_module.get_function("read_before_start")((1,), (32,), (x, y, np.int32(8)))
 
 
 def test_write_into_slack_is_caught_by_canaries(selftest_module):
     y = np.zeros(5, dtype=np.float32)  # 20 bytes: y[5] lies before the 16-byte-aligned guard
-    with pytest.raises(OutOfBoundsError, match=r"wrote outside argument 0 \(20 bytes\) at byte "
+    with pytest.raises(OutOfBoundsError, match=r"wrote outside argument 0 \(y\) \(20 bytes\) at byte "
                                                r"offset 20"):
         selftest_module.get_function("write_past_end")((1,), (32,), (y, np.int32(5)))
 
@@ -149,3 +163,33 @@ def test_builds_are_cached_by_content(tmp_path, monkeypatch):
     assert build(src, "tiny.cu") == first and first.stat().st_mtime_ns == stamp
     assert build(src.replace("= 1", "= 2"), "tiny.cu") != first
     assert len(list(tmp_path.glob("*.so"))) == 2
+
+
+# ------------------------------------------------------------------------- happens-before races
+def test_plain_scatter_add_races_even_with_integer_values(selftest_module):
+    idx = np.array([0, 1, 2, 0], dtype=np.int32)  # thread 3 adds to the element thread 0 added to
+    y = np.zeros(3, dtype=np.float32)
+    with pytest.raises(RaceError, match=r"scatter_plain: data race on argument 2 \(y\), element "
+                                        r"0: block \(0,0,0\) thread \(\d,0,0\) (reads|writes) it "
+                                        r"at selftest.cu:\d+, and block \(0,0,0\) thread "
+                                        r"\(\d,0,0\) (reads|writes) it at selftest.cu:\d+"):
+        selftest_module.get_function("scatter_plain")((1,), (32,), (idx, np.int32(4), y))
+
+
+def test_float_atomics_are_never_races_whatever_the_rounding(selftest_module):
+    rng = np.random.default_rng(1)
+    v = (rng.standard_normal(500) * 1e3).astype(np.float32)  # order-dependent float sums
+    idx = rng.integers(0, 3, 500).astype(np.int32)
+    y = np.zeros(3, dtype=np.float32)
+    selftest_module.get_function("scatter_atomic")((4,), (64,), (v, idx, np.int32(500), y),
+                                                   orders=("forward", "reverse", "shuffle"))
+    np.testing.assert_allclose(y, np.bincount(idx, v, minlength=3), rtol=1e-4, atol=1e-2)
+
+
+def test_unchecked_builds_skip_the_race_checker():
+    from tests.gpu.conftest import KERNELS
+    mod = Module((KERNELS / "selftest.cu").read_text(), "selftest.cu", checked=False)
+    idx = np.array([0, 1, 2, 0], dtype=np.int32)
+    y = np.zeros(3, dtype=np.float32)
+    mod.get_function("scatter_plain")((1,), (32,), (idx, np.int32(4), y))
+    assert y.tolist() == [2.0, 1.0, 1.0]

@@ -101,3 +101,15 @@ extern "C" __global__ void traps(float *y) {
     if (threadIdx.x == 3) __trap();
     y[threadIdx.x] = 0.0f;
 }
+
+// Scatter-add with a plain read-modify-write: repeated indices race, whatever the values.
+extern "C" __global__ void scatter_plain(const int *idx, int n, float *y) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        y[idx[i]] += 1.0f;
+}
+
+// The same with atomicAdd: never a race, even though float sums depend on the order.
+extern "C" __global__ void scatter_atomic(const float *v, const int *idx, int n, float *y) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        atomicAdd(y + idx[i], v[i]);
+}
