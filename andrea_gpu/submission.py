@@ -64,14 +64,13 @@ class KernelContract:
 
     @classmethod
     def from_spec(cls, spec=None) -> "KernelContract":
-        spec = spec if spec is not None and hasattr(spec, "raw") else load_spec(spec)
-        raw = spec.raw.get("kernels")
-        if not raw:
+        spec = spec if spec is not None and hasattr(spec, "kernels") else load_spec(spec)
+        k = spec.kernels
+        if k is None:
             raise SubmissionError(f"spec {spec.name} defines no kernel contract (no 'kernels:')")
-        eps = tuple(EntryPoint(e["name"], tuple((p["name"], p["type"]) for p in e["params"]),
-                               e["grid"], e["computes"]) for e in raw["entry_points"])
-        shapes = tuple(tuple(s) for s in raw["launch"]["test_shapes"])
-        return cls(raw["arch"], eps, shapes, raw["launch"]["rule"])
+        eps = tuple(EntryPoint(e.name, tuple((p.name, p.type) for p in e.params), e.grid,
+                               e.computes) for e in k.entry_points)
+        return cls(k.arch, eps, k.test_shapes, k.launch_rule)
 
     def check_source(self) -> str:
         """C++ appended to a submission: one static_assert per entry point's signature."""

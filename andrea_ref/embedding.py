@@ -13,23 +13,11 @@ from __future__ import annotations
 import math
 import os
 import threading
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse
 
 from . import validate
-
-
-@dataclass(frozen=True)
-class EmbeddingConfig:
-    vocab_size: int = 8449      # token ids 0..8448
-    context_length: int = 1024  # T, rows of the learned position table
-    d_model: int = 768
-
-    @property
-    def init_std(self) -> float:
-        return 1.0 / math.sqrt(self.d_model)
 
 
 # ------------------------------------------------------------------------- parameter counts

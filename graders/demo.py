@@ -28,7 +28,7 @@ def main() -> int:
         ok &= code == expected
     console.print(Rule("next"))
     console.print("andrea-conform andrea_ref                      # the reference conforms\n"
-                  "pytest --pyargs graders.conformance --impl PATH # the same checks under pytest\n"
+                  "pytest --pyargs graders.conformance --andrea-impl PATH # the same checks under pytest\n"
                   "andrea-audit docs ../shared/seeds/*.txt         # course text vs spec\n"
                   "andrea-grade examples/submissions/buggy_student.py --format text")
     return 0 if ok else 1

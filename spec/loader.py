@@ -24,21 +24,6 @@ SPEC_DIR = Path(__file__).resolve().parent
 SCHEMA_PATH = SPEC_DIR / "spec.schema.json"
 DEFAULT_SPEC = "andrea-120m"
 
-#: The Python functions a submission module provides (the submission contract).
-CONTRACT = (
-    "token_embedding_params",
-    "position_embedding_params",
-    "embedding_params",
-    "init_table",
-    "lookup",
-    "embed",
-    "embed_backward",
-    "dot",
-    "norm",
-    "cosine_similarity",
-)
-
-
 class SpecError(ValueError):
     """A spec file is unreadable, violates the schema, or contradicts itself."""
 
@@ -64,7 +49,34 @@ class Model:
     position_encoding: str
     dtype: str
     init_mean: float
-    init_std: float
+    init_std: float                  # at the spec's own d_model
+    init_distribution: str = "normal"
+    init_std_expr: str = ""          # as written: a number or an expression such as 1/sqrt(d_model)
+
+    def fields(self) -> dict[str, float]:
+        """The numeric fields, by name: what quantity and init expressions may use."""
+        return numeric_fields(self.__dict__)
+
+    def init_std_at(self, d_model: int) -> float:
+        """The init std for a table of width `d_model` (the spec's expression evaluated there)."""
+        return evaluate(self.init_std_expr, self.fields() | {"d_model": d_model})
+
+    def init_text(self) -> str:
+        """The init distribution as the course writes it: N(0, 1/d_model) or N(0, 0.02²)."""
+        expr = self.init_std_expr.replace(" ", "")
+        mean = f"{self.init_mean:g}"
+        if expr == "1/sqrt(d_model)":
+            return f"N({mean}, 1/d_model)"
+        return f"N({mean}, ({self.init_std_expr})²)" if not _is_number(expr) else \
+            f"N({mean}, {expr}²)"
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -74,7 +86,6 @@ class Clause:
     source: str
     method: str
     group: str
-    requires: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,6 +95,86 @@ class Quantity:
     value: float
     clause: str
     decimals: int | None = None
+
+
+@dataclass(frozen=True)
+class Raises:
+    """One error a contract function raises: the exception type's name and when."""
+    raises: str
+    when: str
+
+
+@dataclass(frozen=True)
+class Function:
+    """One function of the Python submission contract."""
+    name: str
+    params: tuple[str, ...]
+    returns: str
+    errors: tuple[Raises, ...] = ()
+    optional: bool = False
+
+    def signature(self) -> str:
+        return f"{self.name}({', '.join(self.params)})"
+
+
+@dataclass(frozen=True)
+class Contract:
+    """The Python submission contract (the spec's ``contract:``)."""
+    functions: tuple[Function, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every function, required and optional."""
+        return tuple(f.name for f in self.functions)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.functions if not f.optional)
+
+    @property
+    def optional(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.functions if f.optional)
+
+    def function(self, name: str) -> Function:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        raise KeyError(f"the contract has no function {name!r}")
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
+
+
+@dataclass(frozen=True)
+class KernelParam:
+    name: str
+    type: str                        # C type: "const float*", "int", ...
+    shape: tuple[int | str, ...] = ()
+    zeroed: bool = False
+
+
+@dataclass(frozen=True)
+class KernelEntryPoint:
+    name: str
+    computes: str
+    grid: str                        # the work size, an expression over the parameters
+    params: tuple[KernelParam, ...]
+
+
+@dataclass(frozen=True)
+class Kernels:
+    """The CUDA kernel contract (the spec's ``kernels:``)."""
+    language: str
+    groups: tuple[str, ...]          # rubric groups a kernel submission is graded on
+    arch: str
+    dtype: str
+    index_dtype: str
+    bad_id_sentinel: int
+    launch_rule: str
+    block_x_multiple_of: int
+    block_x_max: int
+    test_shapes: tuple[tuple[int | str, int | str], ...]
+    entry_points: tuple[KernelEntryPoint, ...]
 
 
 @dataclass(frozen=True)
@@ -98,7 +189,9 @@ class Spec:
     sections: Mapping[str, Mapping[str, str]]
     groups: Mapping[str, Mapping[str, Any]]
     clauses: tuple[Clause, ...]
-    raw: Mapping[str, Any] = field(repr=False)
+    contract: Contract
+    kernels: Kernels | None = None
+    raw: Mapping[str, Any] = field(repr=False, default_factory=dict)
 
     def clause(self, clause_id: str) -> Clause:
         for c in self.clauses:
@@ -163,28 +256,79 @@ def round_half_up(x: float, decimals: int) -> float:
     return float(Decimal(repr(x)).quantize(q, rounding=ROUND_HALF_UP))
 
 
-def quantity_findings(raw: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(quantity name, problem) for each quantity whose stated value its expression contradicts."""
-    names: dict[str, float] = {k: v for k, v in raw.get("model", {}).items()
-                               if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    problems = []
-    for qname, q in raw.get("quantities", {}).items():
+def numeric_fields(mapping: Mapping[str, Any]) -> dict[str, float]:
+    """The numbers (not booleans) of a mapping, by name: the model fields expressions may use."""
+    return {k: v for k, v in mapping.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
+@dataclass(frozen=True)
+class QuantityValue:
+    """A quantity recomputed from its expression, and whether the stated value agrees."""
+    name: str
+    expr: str
+    stated: float
+    clause: str
+    decimals: int | None
+    exact: float | None              # None when the expression cannot be evaluated
+    problem: str | None              # why the stated value is wrong (None: it is right)
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+    def detail(self) -> str:
+        """How the value was checked, in one line (the problem when there is one)."""
+        if self.problem:
+            return self.problem
+        if self.decimals is not None:
+            return (f"{self.expr} = {self.exact:.6g}, rounds to "
+                    f"{_show(round_half_up(self.exact, self.decimals))} at {self.decimals} "
+                    f"decimal(s); stated {_show(self.stated)}")
+        return f"{self.expr} = {_show(self.exact)}; stated {_show(self.stated)}"
+
+
+def _show(x: float) -> str:
+    """6,488,832 for whole numbers, up to ten significant digits otherwise."""
+    return f"{int(x):,}" if float(x).is_integer() and abs(x) < 1e18 else f"{x:.10g}"
+
+
+def evaluate_quantities(model: Mapping[str, Any],
+                        quantities: Mapping[str, Mapping[str, Any]]) -> list[QuantityValue]:
+    """Recompute every quantity, in order, over the model's numeric fields.
+
+    A quantity may use the model's fields and the stated values of earlier quantities (the
+    course's 94 % is 100 minus its stated 6 %). The loader, ``andrea-audit spec`` and
+    ``andrea-audit docs`` all use this one evaluation.
+    """
+    names = numeric_fields(model)
+    out = []
+    for qname, q in quantities.items():
+        stated, decimals = q["value"], q.get("decimals")
         try:
             exact = evaluate(q["expr"], names)
-        except (ValueError, ZeroDivisionError) as exc:
-            problems.append((qname, str(exc)))
+        except (ValueError, ZeroDivisionError, OverflowError) as exc:
+            out.append(QuantityValue(qname, q["expr"], stated, q["clause"], decimals, None,
+                                     str(exc)))
+            names[qname] = stated
             continue
-        stated = q["value"]
-        if "decimals" in q:
-            ok = round_half_up(exact, q["decimals"]) == stated
-            how = f"{exact:.6g} rounds to {round_half_up(exact, q['decimals'])} at {q['decimals']} decimals"
+        if decimals is not None:
+            ok = round_half_up(exact, decimals) == stated
+            how = f"{exact:.6g} rounds to {round_half_up(exact, decimals)} at {decimals} decimals"
         else:
             ok = exact == stated
             how = f"{q['expr']} = {exact:.10g}"
-        if not ok:
-            problems.append((qname, f"states {stated} but {how} (clause {q['clause']})"))
+        problem = None if ok else f"states {stated} but {how} (clause {q['clause']})"
+        out.append(QuantityValue(qname, q["expr"], stated, q["clause"], decimals, exact, problem))
         names[qname] = stated
-    return problems
+    return out
+
+
+def quantity_findings(raw: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(quantity name, problem) for each quantity whose stated value its expression contradicts."""
+    return [(v.name, v.problem) for v in evaluate_quantities(raw.get("model", {}),
+                                                             raw.get("quantities", {}))
+            if v.problem]
 
 
 # --------------------------------------------------------------------------- loading
@@ -240,10 +384,20 @@ def consistency_problems(raw: Mapping[str, Any]) -> list[str]:
     for g in raw.get("kernels", {}).get("groups", []):
         if g not in groups:
             problems.append(f"kernels/groups: {g!r} is not a group in 'groups'")
+    names = [f["name"] for f in raw["contract"]["functions"]]
+    for n in sorted({n for n in names if names.count(n) > 1}):
+        problems.append(f"contract/functions: {n!r} is listed twice")
     for qname, q in raw["quantities"].items():
         if q["clause"] not in seen:
             problems.append(f"quantities/{qname}: clause {q['clause']!r} does not exist")
     problems += [f"quantities/{q}: {p}" for q, p in quantity_findings(raw)]
+    std = raw["model"]["init"]["std"]
+    try:
+        value = evaluate(str(std), numeric_fields(raw["model"]))
+        if not (value > 0 and math.isfinite(value)):
+            problems.append(f"model/init/std: {std!r} is {value:g}, but a std must be positive")
+    except (ValueError, ZeroDivisionError, OverflowError) as exc:
+        problems.append(f"model/init/std: {exc}")
     return problems
 
 
@@ -261,23 +415,49 @@ def resolve_spec_path(spec: str | Path | None) -> Path:
     raise SpecError(spec, [f"no such file, and not a bundled spec name (bundled: {names})"])
 
 
-def load_spec(spec: str | Path | None = None) -> Spec:
-    """Load and validate a spec; raise :class:`SpecError` naming the file and the problem."""
-    path = resolve_spec_path(spec)
+def read_spec_file(path: Path) -> Mapping[str, Any]:
+    """The YAML mapping in `path`; SpecError for a file that is missing, unreadable, not UTF-8
+    text, empty, not YAML, or not a mapping."""
+    if path.is_dir():
+        raise SpecError(path, ["is a directory, not a spec file"])
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise SpecError(path, ["cannot read the file (no such file)"]) from None
     except OSError as exc:
         raise SpecError(path, [f"cannot read the file ({exc.strerror or exc})"]) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(path, [f"not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x}); "
+                               "a spec is a YAML text file"]) from None
+    if not text.strip():
+        raise SpecError(path, ["the file is empty"])
     try:
         raw = yaml.load(text, Loader=_StrictLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise SpecError(path, [f"not valid YAML at {at}{problem}"]) from None
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or getattr(exc, "reason", None) or str(exc)
+        if isinstance(exc, yaml.reader.ReaderError):
+            at = f" at character {exc.position + 1}"
+            problem = f"{exc.reason} (character {ord(exc.character):#06x})" \
+                if isinstance(exc.character, str) else str(exc.reason)
+        raise SpecError(path, [f"not valid YAML{at}: {' '.join(str(problem).split())}"]) from None
+    except RecursionError:
+        raise SpecError(path, ["not valid YAML: nested too deeply"]) from None
+    if raw is None:
+        raise SpecError(path, ["the file is empty (no YAML data, only comments or blank lines)"])
     if not isinstance(raw, dict):
-        raise SpecError(path, ["the top level must be a mapping of spec fields"])
+        raise SpecError(path, [f"the top level must be a mapping of spec fields, not a "
+                               f"{type(raw).__name__}"])
+    return raw
 
+
+def load_spec(spec: str | Path | None = None) -> Spec:
+    """Load and validate a spec; raise :class:`SpecError` naming the file and the problem."""
+    path = resolve_spec_path(spec)
+    raw = read_spec_file(path)
     validator = jsonschema.Draft202012Validator(_schema())
     errors = sorted(validator.iter_errors(raw), key=lambda e: list(e.absolute_path))
     if errors:
@@ -290,22 +470,62 @@ def load_spec(spec: str | Path | None = None) -> Spec:
 
 def _build(path: Path, raw: Mapping[str, Any]) -> Spec:
     m = raw["model"]
-    std = m["init"]["std"]
-    init_std = 1.0 / math.sqrt(m["d_model"]) if std == "1/sqrt(d_model)" else float(std)
+    init = m["init"]
+    std_expr = str(init["std"])
     model = Model(
         name=m["name"], vocab_size=m["vocab_size"], d_model=m["d_model"],
         context_length=m["context_length"], total_params=m["total_params"],
         tied_embeddings=m["tied_embeddings"], position_encoding=m["position_encoding"],
-        dtype=m["dtype"], init_mean=float(m["init"]["mean"]), init_std=init_std,
+        dtype=m["dtype"], init_mean=float(init["mean"]),
+        init_std=evaluate(std_expr, numeric_fields(m)),
+        init_distribution=init["distribution"], init_std_expr=std_expr,
     )
     quantities = {k: Quantity(name=k, expr=q["expr"], value=q["value"], clause=q["clause"],
                               decimals=q.get("decimals"))
                   for k, q in raw["quantities"].items()}
     clauses = tuple(Clause(id=c["id"], statement=c["statement"], source=c["source"],
-                           method=c["method"], group=c["group"],
-                           requires=tuple(c.get("requires", ())))
+                           method=c["method"], group=c["group"])
                     for c in raw["clauses"])
+    contract = Contract(tuple(
+        Function(name=f["name"], params=tuple(f["params"]), returns=f["returns"],
+                 errors=tuple(Raises(e["raises"], e["when"]) for e in f["errors"]),
+                 optional=bool(f.get("optional", False)))
+        for f in raw["contract"]["functions"]))
     return Spec(path=path, name=raw["name"], title=raw.get("title", raw["name"]), model=model,
                 quantities=quantities, tolerances=raw["tolerances"],
                 statistics=raw["statistics"], sections=raw["sections"], groups=raw["groups"],
-                clauses=clauses, raw=raw)
+                clauses=clauses, contract=contract, kernels=_kernels(raw.get("kernels")),
+                raw=raw)
+
+
+def _kernels(k: Mapping[str, Any] | None) -> Kernels | None:
+    if not k:
+        return None
+    eps = tuple(KernelEntryPoint(
+        name=e["name"], computes=e["computes"], grid=e["grid"],
+        params=tuple(KernelParam(p["name"], p["type"], tuple(p.get("shape", ())),
+                                 bool(p.get("zeroed", False))) for p in e["params"]))
+        for e in k["entry_points"])
+    launch = k["launch"]
+    return Kernels(language=k["language"], groups=tuple(k["groups"]), arch=k["arch"],
+                   dtype=k["dtype"], index_dtype=k["index_dtype"],
+                   bad_id_sentinel=k["bad_id_sentinel"], launch_rule=launch["rule"],
+                   block_x_multiple_of=launch["block_x"]["multiple_of"],
+                   block_x_max=launch["block_x"]["max"],
+                   test_shapes=tuple(tuple(s) for s in launch["test_shapes"]), entry_points=eps)
+
+
+# --------------------------------------------------------------------------- rendering
+def contract_table(spec: Spec) -> str:
+    """The README's contract table (Markdown), generated from ``spec.contract``."""
+    fields = {"dtype": spec.model.dtype, "init": spec.model.init_text()}
+    rows = ["| function | returns | errors |", "|---|---|---|"]
+    for f in spec.contract.functions:
+        if f.optional:
+            continue
+        errors = "; ".join(f"{e.when} → `{e.raises}`" for e in f.errors) or "—"
+        returns = f.returns
+        for key, value in fields.items():
+            returns = returns.replace("{" + key + "}", value)
+        rows.append(f"| `{f.signature()}` | {returns} | {errors} |")
+    return "\n".join(rows) + "\n"

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from graders import keep_cwd_clean
+from graders.conformance.profiles import DEFAULT_PROFILE, PROFILES
 from spec import SpecError, load_spec
 
 from . import render as rep
@@ -53,12 +54,13 @@ def build_parser() -> argparse.ArgumentParser:
     i = sub.add_parser("impl", help="traceability matrix of clauses x checks x targets")
     i.add_argument("targets", nargs="+", metavar="TARGET",
                    help="module name (andrea_ref) or path to a .py file or package")
-    i.add_argument("--spec", default=None)
+    i.add_argument("--spec", default=None, help="spec name or YAML path (default andrea-120m)")
     i.add_argument("--out", default=None, metavar="DIR",
                    help="write audit-impl.md/.html/.json there (default: print to stdout)")
     i.add_argument("--format", default="markdown,html,json",
                    help="comma-separated: markdown, html, json (stdout gets the first)")
-    i.add_argument("--profile", default="ci", help="Hypothesis profile (dev, ci, grading, ...)")
+    i.add_argument("--profile", default=DEFAULT_PROFILE, choices=sorted(PROFILES),
+                   help="Hypothesis profile (default: %(default)s)")
     i.add_argument("--select", action="append", metavar="ID",
                    help="run only checks whose id or clause matches (fnmatch; repeatable)")
     i.add_argument("--strict", action="store_true", help="a clause no check covers fails too")

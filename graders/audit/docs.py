@@ -37,7 +37,7 @@ from typing import Iterable
 
 import yaml
 
-from spec import Spec, evaluate
+from spec import Spec, evaluate_quantities
 
 from .numbers import (KOREAN_AMOUNT, LITERAL, LOCALES, Reading, Token, alternative_locales, fmt,
                       read_korean, read_literal, round_to)
@@ -80,14 +80,10 @@ def build_facts(spec: Spec, rules: dict) -> dict[str, Fact]:
     facts["last_component"] = Fact("last_component", rules["model_facts"]["d_model"],
                                    Decimal(m.d_model - 1), "index",
                                    src.get(rules["model_facts"]["d_model"], ""), "d_model - 1")
-    names = {k: v for k, v in spec.raw["model"].items()
-             if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    for qname, q in spec.quantities.items():
-        exact = evaluate(q.expr, names)
-        names[qname] = q.value
-        kind = "percent" if qname.endswith("_percent") else "count"
-        facts[qname] = Fact(qname, q.clause, Decimal(repr(exact)), kind,
-                            src.get(q.clause, ""), q.expr)
+    for v in evaluate_quantities(spec.raw["model"], spec.raw["quantities"]):
+        kind = "percent" if v.name.endswith("_percent") else "count"
+        facts[v.name] = Fact(v.name, v.clause, Decimal(repr(v.exact)), kind,
+                             src.get(v.clause, ""), v.expr)
     return facts
 
 

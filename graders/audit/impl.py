@@ -56,22 +56,11 @@ def _failure(r) -> dict:
 
 
 def select_checks(checks: Sequence[Any], patterns: Sequence[str] | None) -> list[Any]:
-    """The checks whose id or one of whose clauses matches a pattern (as andrea-conform --select).
+    """The checks whose id or one of whose clauses matches a pattern (as andrea-conform --select:
+    the registry's own selection). A pattern that matches nothing is a ValueError naming it."""
+    from graders.conformance.registry import select
 
-    A pattern that matches nothing is a ValueError naming it.
-    """
-    if not patterns:
-        return list(checks)
-    from fnmatch import fnmatchcase
-
-    unmatched = [p for p in patterns
-                 if not any(fnmatchcase(k.id, p.lower()) or
-                            any(fnmatchcase(c, p.upper()) for c in k.clauses) for k in checks)]
-    if unmatched:
-        raise ValueError(f"--select {', '.join(unmatched)} matches no check id or clause id")
-    return [k for k in checks if any(fnmatchcase(k.id, p.lower()) or
-                                     any(fnmatchcase(c, p.upper()) for c in k.clauses)
-                                     for p in patterns)]
+    return select(list(checks), list(patterns) if patterns else None)
 
 
 def build_matrix(spec: Spec, targets: Sequence[str], *, profile: str = "ci",

@@ -18,7 +18,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 
-from spec import Spec, SpecError, evaluate, load_spec, quantity_findings, round_half_up
+from spec import Spec, SpecError, evaluate_quantities, load_spec
 
 from .docs import build_facts, load_rules
 from .numbers import LITERAL, fmt, read_literal, round_to
@@ -63,22 +63,9 @@ def audit_spec(spec_arg) -> SpecReport:
 
 
 def quantity_checks(spec: Spec) -> list[SpecCheck]:
-    bad = dict(quantity_findings(spec.raw))      # the loader's own arithmetic, reused
-    names = {k: v for k, v in spec.raw["model"].items()
-             if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    out = []
-    for qname, q in spec.quantities.items():
-        exact = evaluate(q.expr, names)
-        names[qname] = q.value
-        if q.decimals is not None:
-            detail = (f"{q.expr} = {exact:.6g}, rounds to {round_half_up(exact, q.decimals):g} "
-                      f"at {q.decimals} decimal(s); stated {fmt(q.value)}")
-        else:
-            detail = f"{q.expr} = {fmt(Decimal(repr(exact)))}; stated {fmt(q.value)}"
-        if qname in bad:
-            detail = bad[qname]
-        out.append(SpecCheck("quantity", qname, q.clause, qname not in bad, detail))
-    return out
+    """Every quantity recomputed by the loader's own evaluation, with how it was checked."""
+    return [SpecCheck("quantity", v.name, v.clause, v.ok, v.detail())
+            for v in evaluate_quantities(spec.raw["model"], spec.raw["quantities"])]
 
 
 _STATEMENT_NUMBER = re.compile(rf"(?<![\w.])(?P<n>{LITERAL})(?P<m>M(?![A-Za-z]))?(?P<p>\s?%)?")

@@ -3,6 +3,6 @@
 * ``registry``: which check verifies which clause;  ``checks/``: the checks themselves;
 * ``runner``: run them against an implementation and collect results;
 * ``plugin`` + ``test_conformance``: the same checks as pytest tests
-  (``pytest --pyargs graders.conformance --impl andrea_ref``);
+  (``pytest --pyargs graders.conformance --andrea-impl andrea_ref``);
 * ``cli``: ``andrea-conform TARGET``.
 """

@@ -21,7 +21,7 @@ from graders import keep_cwd_clean
 from spec import SpecError, load_spec
 
 from .profiles import DEFAULT_PROFILE, PROFILES
-from .registry import all_checks, select as select_checks
+from .registry import RegistryError, SelectionError, all_checks, select as select_checks
 from .explain import LABEL, explain, summary_line
 from .runner import ERROR, FAILED, PASSED, ImplementationLoadError, load_impl, run_checks
 
@@ -49,9 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         spec = load_spec(args.spec)
-        checks = select_checks(all_checks(), args.select)
-    except (SpecError, KeyError) as exc:
-        err.print(f"andrea-conform: {escape(str(exc).strip(chr(39)))}")
+        checks = select_checks(all_checks(spec), args.select)
+    except (SpecError, RegistryError, SelectionError) as exc:
+        err.print(f"andrea-conform: {escape(str(exc))}")
         return 2
     if args.list:
         for c in checks:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from fnmatch import fnmatchcase
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -55,11 +56,26 @@ CHECK_MODULES = (
 )
 
 
+class RegistryError(ValueError):
+    """The registered checks and the loaded spec disagree (a clause or function it lacks)."""
+
+
+class SelectionError(ValueError):
+    """A --select pattern matches no check: a usage error, reported with exit status 2."""
+
+
 def check(*clauses: str, requires: tuple[str, ...] = ()):
-    """Register the decorated function as a check of `clauses`."""
+    """Register the decorated function as a check of `clauses`.
+
+    `requires` names the contract functions the check calls (the spec's ``contract:``); a
+    submission without one of them fails the check ("function X is missing"), or skips it
+    when the function is optional.
+    """
     for c in clauses:
         if not _CLAUSE_ID.match(c):
             raise ValueError(f"check clause id {c!r} does not look like EMB-LOOKUP-01")
+    if not clauses:
+        raise ValueError("a check must name at least one clause")
 
     def register(func: Callable) -> Callable:
         if func.__name__ in _REGISTRY:
@@ -72,34 +88,56 @@ def check(*clauses: str, requires: tuple[str, ...] = ()):
     return register
 
 
-def all_checks() -> list[Check]:
-    """Every registered check, in reporting order."""
+def all_checks(spec=None) -> list[Check]:
+    """Every registered check, in reporting order.
+
+    With a `spec`, a check of a clause id or a contract function that the spec does not
+    define is a :class:`RegistryError` (so a spec and the checks cannot drift apart silently).
+    """
     for name in CHECK_MODULES:
         importlib.import_module(name)
-    return list(_REGISTRY.values())
+    checks = list(_REGISTRY.values())
+    if spec is not None:
+        problems = registry_problems(checks, spec)
+        if problems:
+            raise RegistryError(f"the checks do not fit spec {spec.name} ({spec.path}): "
+                                + "; ".join(problems))
+    return checks
 
 
-def checks_for(clause_id: str) -> list[Check]:
-    return [c for c in all_checks() if clause_id in c.clauses]
+def registry_problems(checks: list[Check], spec) -> list[str]:
+    """Each check's clause ids and required functions that `spec` does not define."""
+    clause_ids = {c.id for c in spec.clauses}
+    problems = []
+    for chk in checks:
+        for cid in chk.clauses:
+            if cid not in clause_ids:
+                problems.append(f"check {chk.id} is registered for clause {cid}, which the spec "
+                                "does not have")
+        for fn in chk.requires:
+            if fn not in spec.contract:
+                problems.append(f"check {chk.id} calls {fn}(), which is not a function of the "
+                                "spec's contract")
+    return problems
+
+
+def matches(chk: Check, pattern: str) -> bool:
+    """Whether a check's id (lower case) or one of its clause ids (upper case) matches `pattern`
+    (an fnmatch pattern, any case)."""
+    return (fnmatchcase(chk.id, pattern.lower())
+            or any(fnmatchcase(cl, pattern.upper()) for cl in chk.clauses))
 
 
 def select(checks: list[Check], patterns: list[str] | None) -> list[Check]:
     """Keep the checks whose id or one of whose clauses matches a pattern (fnmatch, any case).
 
-    A pattern that matches nothing is an error, so a typo never passes as an empty run.
+    A pattern that matches nothing is a :class:`SelectionError`, so a typo never passes as an
+    empty run.
     """
     if not patterns:
-        return checks
-    from fnmatch import fnmatchcase
-
-    chosen, unmatched = [], []
-    for p in patterns:
-        p_up, p_low = p.upper(), p.lower()
-        hits = [c for c in checks if fnmatchcase(c.id, p_low)
-                or any(fnmatchcase(cl, p_up) for cl in c.clauses)]
-        if not hits:
-            unmatched.append(p)
-        chosen += [c for c in hits if c not in chosen]
+        return list(checks)
+    unmatched = [p for p in patterns if not any(matches(c, p) for c in checks)]
     if unmatched:
-        raise KeyError(f"--select {', '.join(unmatched)} matches no check id or clause id")
-    return [c for c in checks if c in chosen]
+        raise SelectionError(f"--select {', '.join(unmatched)} matches no check id or clause id "
+                             "(andrea-conform --list shows them)")
+    return [c for c in checks if any(matches(c, p) for p in patterns)]

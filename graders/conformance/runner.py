@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from spec import CONTRACT, Spec
+from spec import Spec
 
 from .faults import ImplementationFault
 from .profiles import DEFAULT_PROFILE, use_profile
@@ -162,7 +162,7 @@ def run_check(check: Check, impl, spec: Spec, *, target: str = "impl") -> CheckR
     result = CheckResult(check.id, check.clauses, PASSED)
     missing = [f for f in check.requires if not callable(getattr(impl, f, None))]
     if missing:
-        required = [f for f in missing if f in CONTRACT]
+        required = [f for f in missing if f not in spec.contract.optional]
         result.status = FAILED if required else SKIPPED
         names = ", ".join(required or missing)
         result.message = (f"function {names} is missing" if required else
@@ -206,7 +206,7 @@ def run_checks(impl, spec: Spec, *, profile: str = DEFAULT_PROFILE,
 
     `on_start(check)` and `on_result(result)` are called around each check (progress, timers).
     """
-    chosen = select_checks(all_checks(), list(select) if select else None)
+    chosen = select_checks(all_checks(spec), list(select) if select else None)
     results = []
     with use_profile(profile):
         for chk in chosen:

@@ -1,6 +1,6 @@
 """The conformance suite as pytest tests: one test per registered check.
 
-Run with ``pytest --pyargs graders.conformance --impl MODULE_OR_PATH`` (see plugin.py).
+Run with ``pytest --pyargs graders.conformance --andrea-impl MODULE_OR_PATH`` (see plugin.py).
 """
 
 import pytest

@@ -18,6 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from graders.conformance.profiles import PROFILES
+
 from .formats import FORMATS, render
 from .i18n import LANGUAGES
 from .sandbox import Limits
@@ -31,8 +33,8 @@ COMMANDS = """other commands:
 
 def _common(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--spec", default=None, help="bundled spec name or YAML path (andrea-120m)")
-    ap.add_argument("--profile", default="grading",
-                    help="Hypothesis profile: dev, ci, grading (default), thorough")
+    ap.add_argument("--profile", default="grading", choices=sorted(PROFILES),
+                    help="Hypothesis profile (default: %(default)s)")
     ap.add_argument("--lang", default="en", choices=LANGUAGES, help="feedback language")
     ap.add_argument("--sandbox", default="auto", choices=("auto", "bwrap", "none"),
                     help="auto: bubblewrap when it works, else rlimits only (logged)")

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from graders.conformance.registry import all_checks, select as select_checks
+from graders.conformance.registry import (RegistryError, SelectionError, all_checks,
+                                          select as select_checks)
 from graders.conformance.runner import CheckResult, run_checks
-from spec import CONTRACT, Spec
+from spec import Spec
 
 from . import messages as M
 from . import scoring
@@ -100,13 +101,8 @@ def _read(f: Path) -> bytes:
 
 
 def contract_functions(spec: Spec) -> list[str]:
-    """The contract plus the optional functions that some clause requires."""
-    names = list(CONTRACT)
-    for c in spec.clauses:
-        for f in c.requires:
-            if f not in names:
-                names.append(f)
-    return names
+    """Every function of the spec's contract, required and optional."""
+    return list(spec.contract.names)
 
 
 def kernel_support() -> tuple[bool, str]:
@@ -141,14 +137,13 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
         if not ok:
             raise GraderError(f"kernel grading unavailable: {why}")
     try:
-        if sub.kind == "kernel" and "kernels" not in spec.raw:
+        if sub.kind == "kernel" and spec.kernels is None:
             raise GraderError(f"spec {spec.name} defines no kernel contract ('kernels:')")
         if sub.kind == "kernel" and select is None:  # only what a kernel implements is graded
-            kernel_groups = set(spec.raw["kernels"]["groups"])
-            select = [c.id for c in spec.clauses if c.group in kernel_groups]
-        checks = select_checks(all_checks(), select)
-    except KeyError as exc:
-        raise GraderError(str(exc).strip("'\"")) from None
+            select = [c.id for c in spec.clauses if c.group in spec.kernels.groups]
+        checks = select_checks(all_checks(spec), select)
+    except (RegistryError, SelectionError) as exc:
+        raise GraderError(str(exc)) from None
     meta = {
         "submission": sub.name, "sha256": sub.sha256, "module": sub.module, "kind": sub.kind,
         "spec": spec.name, "spec_sha256": spec_digest(spec, profile), "profile": profile,

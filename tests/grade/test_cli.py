@@ -85,12 +85,18 @@ def test_output_file_is_replaced_not_followed(tmp_path):
     ([str(CORRECT), "--spec", "/no/such/spec.yaml"], "invalid spec"),
     ([str(CORRECT), "--output", "/no/such/dir/r.json"], "does not exist"),
     ([str(CORRECT), "--select", "NOPE-99"], "matches no check"),
-    ([str(CORRECT), "--profile", "bogus"], "unknown profile"),
 ])
 def test_grader_problems_exit_nonzero_with_one_line(args, reason, capsys):
     assert cli.main(args) == cli.EXIT_GRADER
     err = capsys.readouterr().err.strip()
     assert reason in err and "\n" not in err
+
+
+@pytest.mark.parametrize("argv", [[str(CORRECT)], ["batch", "."]])
+def test_profile_is_a_choice(argv, capsys):
+    assert cli.main([*argv, "--profile", "bogus"]) == cli.EXIT_GRADER
+    err = capsys.readouterr().err
+    assert "invalid choice: 'bogus'" in err and "thorough" in err
 
 
 def test_kernel_submissions_compile_in_the_worker_or_say_why_not(tmp_path, spec, capsys):
