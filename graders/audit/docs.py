@@ -33,11 +33,11 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import yaml
 
-from spec import Spec, evaluate_quantities
+from spec import Spec, evaluate, evaluate_quantities
 
 from .numbers import (KOREAN_AMOUNT, LITERAL, LOCALES, Reading, Token, alternative_locales, fmt,
                       read_korean, read_literal, round_to)
@@ -355,7 +355,7 @@ class _Auditor:
                 continue
             header_next = True
             self.prose(lineno, line, section, self.lines[lineno - 2].strip() if lineno > 1 else "")
-        self.phrases()
+        self.init_scale()
         self.report.findings.sort(key=lambda f: (f.line or 0, f.column or 0))
         self.report.numbers.sort(key=lambda n: (n.line, n.column))
         return self.report
@@ -417,35 +417,39 @@ class _Auditor:
 
     # prose ------------------------------------------------------------------------------
     def prose(self, lineno: int, line: str, section: str | None, prev: str) -> None:
-        taken: list[tuple[int, int]] = []
+        """Run the prose rules (PROSE_RULES, in order) over one line; a number one rule has
+        read is not read again by a later one."""
+        ln = _Line(lineno, line, section, prev)
+        for rule in PROSE_RULES:
+            if rule.lang in (None, self.lang):
+                rule.read(self, ln)
 
-        def take(span):
-            taken.append(span)
-
-        def free(span):
-            return not _inside(span, taken)
-
-        # names: ANDREA-120M, GPT-2
-        for m in re.finditer(rf"(?<![\w-])[A-Za-z][A-Za-z]*-(?P<n>{LITERAL})(?P<suf>[A-Za-z]?)", line):
+    def _names(self, ln: "_Line") -> None:
+        for m in re.finditer(rf"(?<![\w-])[A-Za-z][A-Za-z]*-(?P<n>{LITERAL})(?P<suf>[A-Za-z]?)",
+                             ln.text):
             s = m.start("n")
-            self.listed(self.token(lineno, s, m.group("n") + m.group("suf"), m.group("n")),
+            self.listed(self.token(ln.no, s, m.group("n") + m.group("suf"), m.group("n")),
                         f"name ({m.group()})")
-            take((s, m.end()))
-        # citation years: (Vaswani 2017)
-        for m in re.finditer(r"\((?:[A-Z][\w.&\s]*?)\s(?P<y>(?:1[89]|20)\d\d)\)", line):
-            if free(m.span("y")):
-                self.listed(self.token(lineno, m.start("y"), m.group("y")), "citation year")
-                take(m.span("y"))
-        # matrix row label: "rij 8448: [" / "row 0: ["
-        m = re.match(r"^\s*[^\W\d_]+ (\d+):\s*\[", line)
-        if m and free(m.span(1)):
-            tok = self.token(lineno, m.start(1), m.group(1))
-            if prev == "..." or prev == "…":
+            ln.take((s, m.end()))
+
+    def _citation_years(self, ln: "_Line") -> None:
+        for m in re.finditer(r"\((?:[A-Z][\w.&\s]*?)\s(?P<y>(?:1[89]|20)\d\d)\)", ln.text):
+            if ln.free(m.span("y")):
+                self.listed(self.token(ln.no, m.start("y"), m.group("y")), "citation year")
+                ln.take(m.span("y"))
+
+    def _matrix_row_label(self, ln: "_Line") -> None:
+        m = re.match(r"^\s*[^\W\d_]+ (\d+):\s*\[", ln.text)
+        if m and ln.free(m.span(1)):
+            tok = self.token(ln.no, m.start(1), m.group(1))
+            if ln.prev in ("...", "…"):
                 self.judge(tok, self.facts["last_token_id"], "last row of the token table")
             else:
                 self.range_check(tok, "vocab_size", "row index")
-            take(m.span(1))
-        # subscripts: e_0_767, v_767
+            ln.take(m.span(1))
+
+    def _subscripts(self, ln: "_Line") -> None:
+        line = ln.text
         ellipses = [e.end() for e in re.finditer(r"\.\.\.|…", line)]
         for m in re.finditer(r"(?<![A-Za-z0-9_])[A-Za-z]((?:_\d+)+)(?![0-9_])", line):
             parts = [(mm.start(1) + m.start(1), mm.group(1))
@@ -453,7 +457,7 @@ class _Auditor:
             after_ellipsis = any(e <= m.start() and not re.search(r"[\]\)=]", line[e:m.start()])
                                  for e in ellipses)
             for i, (s, digits) in enumerate(parts):
-                tok = self.token(lineno, s, digits)
+                tok = self.token(ln.no, s, digits)
                 last = i == len(parts) - 1
                 if last and after_ellipsis:
                     self.judge(tok, self.facts["last_component"], "last component index")
@@ -461,67 +465,71 @@ class _Auditor:
                     self.range_check(tok, "d_model", "component index")
                 else:
                     self.range_check(tok, "vocab_size", "row index")
-                take((s, s + len(digits)))
-        # example token ids: [256, 1842, 7301, ...]
-        for m in re.finditer(r"\[(\d+(?:,\s*\d+)*),\s*(?:\.\.\.|…)\s*\]", line):
+                ln.take((s, s + len(digits)))
+
+    def _example_ids(self, ln: "_Line") -> None:
+        for m in re.finditer(r"\[(\d+(?:,\s*\d+)*),\s*(?:\.\.\.|…)\s*\]", ln.text):
             for mm in re.finditer(r"\d+", m.group(1)):
                 s = m.start(1) + mm.start()
-                if free((s, s + len(mm.group()))):
-                    self.range_check(self.token(lineno, s, mm.group()), "vocab_size",
+                if ln.free((s, s + len(mm.group()))):
+                    self.range_check(self.token(ln.no, s, mm.group()), "vocab_size",
                                      "example token id")
-                    take((s, s + len(mm.group())))
-        # arithmetic: a + b = c
+                    ln.take((s, s + len(mm.group())))
+
+    def _sums(self, ln: "_Line") -> None:
         term = self.term_re
-        for m in re.finditer(rf"(?P<a>{term})\s*\+\s*(?P<b>{term})\s*=\s*[^\d=]{{0,40}}?(?P<c>{term})", line):
-            if not all(free(m.span(g)) for g in "abc"):
+        for m in re.finditer(rf"(?P<a>{term})\s*\+\s*(?P<b>{term})\s*=\s*[^\d=]{{0,40}}?(?P<c>{term})",
+                             ln.text):
+            if not all(ln.free(m.span(g)) for g in "abc"):
                 continue
-            toks = [self.term_token(lineno, m.start(g), m.group(g)) for g in "abc"]
-            self.arithmetic(toks, section)
+            self.arithmetic([self.term_token(ln.no, m.start(g), m.group(g)) for g in "abc"],
+                            ln.section)
             for g in "abc":
-                take(m.span(g))
-        # Korean amounts: 650만, 1억 2천만
-        if self.lang == "ko":
-            for m in KOREAN_AMOUNT.finditer(line):
-                if free(m.span()):
-                    self.count(self.token(lineno, m.start(), m.group()), section)
-                    take(m.span())
-        # percentages
-        for m in re.finditer(rf"(?P<n>{LITERAL})\s?%", line):
-            if not free(m.span("n")):
+                ln.take(m.span(g))
+
+    def _korean_amounts(self, ln: "_Line") -> None:
+        for m in KOREAN_AMOUNT.finditer(ln.text):
+            if ln.free(m.span()):
+                self.count(self.token(ln.no, m.start(), m.group()), ln.section)
+                ln.take(m.span())
+
+    def _percentages(self, ln: "_Line") -> None:
+        for m in re.finditer(rf"(?P<n>{LITERAL})\s?%", ln.text):
+            if not ln.free(m.span("n")):
                 continue
-            tok = self.token(lineno, m.start(), m.group(), m.group("n"), percent=True)
-            cands = self.section_candidates("percent", section)
-            sent_start, sentence = _sentence_at(line, m.start())
+            tok = self.token(ln.no, m.start(), m.group(), m.group("n"), percent=True)
+            cands = self.section_candidates("percent", ln.section)
+            sent_start, sentence = _sentence_at(ln.text, m.start())
             fact = self.keyword_choice(cands, sentence, m.start() - sent_start)
             self.judge(tok, fact, f"share: {fact.key}")
-            take(m.span())
-        # counts with a scale word
-        for m in re.finditer(rf"(?P<n>{LITERAL}){self.scale_re}", line):
-            if not m.group("scale") or not free(m.span("n")):
+            ln.take(m.span())
+
+    def _scaled_counts(self, ln: "_Line") -> None:
+        for m in re.finditer(rf"(?P<n>{LITERAL}){self.scale_re}", ln.text):
+            if not m.group("scale") or not ln.free(m.span("n")):
                 continue
-            self.count(self.token(lineno, m.start(), m.group(), m.group("n"), m.group("scale")),
-                       section)
-            take(m.span())
-        # everything else
-        for m in re.finditer(rf"(?<![\w.,]){LITERAL}(?![.,]?\d)", line):
-            if not free(m.span()):
+            self.count(self.token(ln.no, m.start(), m.group(), m.group("n"), m.group("scale")),
+                       ln.section)
+            ln.take(m.span())
+
+    def _bare_numbers(self, ln: "_Line") -> None:
+        for m in re.finditer(rf"(?<![\w.,]){LITERAL}(?![.,]?\d)", ln.text):
+            if not ln.free(m.span()):
                 continue
-            tok = self.token(lineno, m.start(), m.group())
+            tok = self.token(ln.no, m.start(), m.group())
             mag = self.magnitude(tok)
             if mag is None or mag < 100:
                 self.listed(tok, "small number, not about the model (activity, block, position...)")
             elif mag >= 10000:
-                self.count(tok, section)
+                self.count(tok, ln.section)
             else:
-                fact = self.dimension_hint(line, m.start(), m.end())
-                if fact is None:
-                    fact = self.nearest([self.facts[k] for k in ("vocab_size", "d_model",
-                                                                 "context_length")], mag, 1.5)
+                fact = self.dimension_hint(ln.text, m.start(), m.end()) or self.nearest(
+                    [self.facts[k] for k in ("vocab_size", "d_model", "context_length")], mag, 1.5)
                 if fact is None:
                     self.listed(tok, "not matched to a fact of the spec")
                 else:
                     self.judge(tok, fact)
-            take(m.span())
+            ln.take(m.span())
 
     def term_token(self, lineno: int, start: int, text: str) -> Token:
         if KOREAN_AMOUNT.fullmatch(text):
@@ -571,8 +579,62 @@ class _Auditor:
             + (f", which rounds to {fmt(want)}" if want != own_sum else "")
             + f"; the text says {fmt(rc.value)}", self.context(a.line, a.column, len(text))))
 
-    # phrases ---------------------------------------------------------------------------
-    def phrases(self) -> None:
+    # the init scale --------------------------------------------------------------------
+    def init_scale(self) -> None:
+        """Sentences about the init distribution, in its clause's section: the std they state
+        (``init_scale.scales`` in the rules) against the spec's init std."""
+        rule = self.rules.get("init_scale")
+        if not rule:
+            return
+        clause_id = rule["clause"]
+        try:
+            clause = self.spec.clause(clause_id)
+        except KeyError:
+            return
+        m = self.spec.model
+        fact = f"std = {m.init_std_expr} = {m.init_std:.6g}"
+        topics = [t.casefold() for t in rule["topic"].get(self.lang, [])]
+        scales = [(s["std"], re.compile(p, re.I)) for s in rule["scales"]
+                  for p in s["patterns"].get("all", []) + s["patterns"].get(self.lang, [])]
+        seen_topic = False
+        for lineno, line in self.section_lines().get(clause.source, []):
+            for s0, sentence in _sentences(line):
+                if not any(t in sentence.casefold() for t in topics):
+                    continue
+                seen_topic = True
+                stated = _first_scale(scales, sentence)
+                if stated is None:
+                    col, text = s0 + 1, sentence.strip()[:60]
+                    kind, value, note = ("unverified", "-", "the sentence names the distribution "
+                                         "but no scale the audit recognises")
+                else:
+                    expr, hit = stated
+                    col, text = s0 + hit.start() + 1, hit.group()
+                    kind, value, note = self.judge_scale(expr, text)
+                self.report.findings.append(Finding(
+                    self.name, lineno, col, text, value, value, self.locale, clause_id,
+                    "init std", fact, kind, "phrase", note, self.context(lineno, col, len(text))))
+        if not seen_topic:
+            self.report.findings.append(Finding(
+                self.name, None, None, "", "-", "-", self.locale, clause_id, "init std", fact,
+                "unverified", "phrase",
+                f"no sentence in section {clause.source!r} mentions the distribution"))
+
+    def judge_scale(self, expr: str, text: str) -> tuple[str, str, str]:
+        """(kind, value, note) for a sentence that states the std as `expr` (or a number)."""
+        m = self.spec.model
+        try:
+            std = evaluate(expr, m.fields())
+        except (ValueError, ZeroDivisionError, OverflowError):
+            return "unverified", "-", f"cannot evaluate the scale {expr!r}"
+        value = f"{expr} = {std:.6g}" if not _is_number(expr) else f"{std:g}"
+        if math.isclose(std, m.init_std, rel_tol=1e-9):
+            return "ok", value, ""
+        return "mismatch", value, (f"the text gives the init std as {text!r} ({value} at "
+                                   f"d_model = {m.d_model}); the spec's init std is "
+                                   f"{m.init_std_expr} = {m.init_std:.6g}")
+
+    def section_lines(self) -> dict[str | None, list[tuple[int, str]]]:
         section = None
         by_section: dict[str | None, list[tuple[int, str]]] = {}
         for lineno, line in enumerate(self.lines, 1):
@@ -581,46 +643,76 @@ class _Auditor:
                 section = sid
                 continue
             by_section.setdefault(section, []).append((lineno, line))
-        for clause_id, rule in self.rules.get("phrases", {}).items():
-            try:
-                clause = self.spec.clause(clause_id)
-            except KeyError:
-                continue
-            topics = [t.casefold() for t in rule["topic"].get(self.lang, [])]
-            expected = [re.compile(p, re.I) for p in rule["expected"].get(self.lang, [])]
-            wrong = [re.compile(p, re.I) for p in rule["wrong"].get(self.lang, [])]
-            seen_topic = False
-            for lineno, line in by_section.get(clause.source, []):
-                for s0, sentence in _sentences(line):
-                    if not any(t in sentence.casefold() for t in topics):
-                        continue
-                    seen_topic = True
-                    hit = _first_match(expected, sentence)
-                    kind = "ok"
-                    if hit is None:
-                        hit = _first_match(wrong, sentence)
-                        kind = "mismatch" if hit else "unverified"
-                    if hit is not None:
-                        col, text = s0 + hit.start() + 1, hit.group()
-                    else:
-                        col, text = s0 + 1, sentence.strip()[:60]
-                    value = {"ok": rule["fact"].split("=", 1)[-1].strip(),
-                             "mismatch": rule.get("wrong_value", text),
-                             "unverified": "-"}[kind]
-                    note = {"ok": "",
-                            "mismatch": f"the text states {text!r}; the spec's init std is "
-                                        f"1/sqrt(d_model) = {self.spec.model.init_std:.6g}",
-                            "unverified": "the sentence names the distribution but no scale "
-                                          "the audit recognises"}[kind]
-                    self.report.findings.append(Finding(
-                        self.name, lineno, col, text, value, value, self.locale, clause_id,
-                        "init std", rule["fact"], kind, "phrase", note,
-                        self.context(lineno, col, len(text))))
-            if not seen_topic:
-                self.report.findings.append(Finding(
-                    self.name, None, None, "", "-", "-", self.locale, clause_id, "init std",
-                    rule["fact"], "unverified", "phrase",
-                    f"no sentence in section {clause.source!r} mentions the distribution"))
+        return by_section
+
+
+def _first_scale(scales: list[tuple[str, re.Pattern]], sentence: str):
+    """(std expression, match) of the scale stated first in `sentence` (longest on a tie)."""
+    hits = []
+    for expr, pattern in scales:
+        m = pattern.search(sentence)
+        if m:
+            if expr == "number":
+                expr = m.group("n").replace(",", ".")
+            hits.append((m.start(), -len(m.group()), expr, m))
+    if not hits:
+        return None
+    _, _, expr, m = min(hits, key=lambda h: (h[0], h[1]))
+    return expr, m
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass
+class _Line:
+    """One line of prose being read, and the spans of it that a rule has already read."""
+
+    no: int
+    text: str
+    section: str | None
+    prev: str
+    taken: list[tuple[int, int]] = field(default_factory=list)
+
+    def free(self, span: tuple[int, int]) -> bool:
+        return not _inside(span, self.taken)
+
+    def take(self, span: tuple[int, int]) -> None:
+        self.taken.append(span)
+
+
+@dataclass(frozen=True)
+class ProseRule:
+    """A kind of number in running text, and what it is checked against."""
+
+    name: str
+    read: Callable[[_Auditor, _Line], None]
+    lang: str | None = None       # None: every language
+
+
+#: The prose rules in the order they read a line (earlier rules claim their numbers first).
+PROSE_RULES: tuple[ProseRule, ...] = (
+    ProseRule("names (ANDREA-120M, GPT-2): listed, not checked", _Auditor._names),
+    ProseRule("citation years (Vaswani 2017): listed, not checked", _Auditor._citation_years),
+    ProseRule("matrix row labels (row 8448: [...): a row of the token table",
+              _Auditor._matrix_row_label),
+    ProseRule("subscripts (v_767, e_0_767): component and row indices", _Auditor._subscripts),
+    ProseRule("example token ids ([256, 1842, ...]): below V", _Auditor._example_ids),
+    ProseRule("sums (a + b = c): the quantity that is a sum, and the text's own sum",
+              _Auditor._sums),
+    ProseRule("Korean amounts (650만, 1억 2천만): parameter counts", _Auditor._korean_amounts,
+              lang="ko"),
+    ProseRule("percentages: the section's share quantities, by keyword", _Auditor._percentages),
+    ProseRule("counts with a scale word (6,5 miljoen, 0.79M): parameter counts",
+              _Auditor._scaled_counts),
+    ProseRule("bare numbers: counts (>= 10000), dimensions (>= 100) or small numbers",
+              _Auditor._bare_numbers),
+)
 
 
 def _inside(span: tuple[int, int], taken: Iterable[tuple[int, int]]) -> bool:
@@ -641,11 +733,6 @@ def _sentence_at(line: str, index: int) -> tuple[int, str]:
         if start <= index < start + len(s):
             return start, s
     return 0, line
-
-
-def _first_match(patterns: list[re.Pattern], text: str):
-    hits = [m for p in patterns if (m := p.search(text))]
-    return min(hits, key=lambda m: m.start()) if hits else None
 
 
 # --------------------------------------------------------------------------- entry points
