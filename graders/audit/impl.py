@@ -1,8 +1,10 @@
 """`andrea-audit impl`: the traceability matrix, spec clause by spec clause, per target.
 
 For each clause: its statement and source section, the registered checks that cover it, and per
-target "pass", "fail", "error", "skipped" or "not covered", with the counterexample of every
-failing check. Clauses with method ``spec`` are not about an implementation: they are covered
+target "pass", "fail", "error", "check bug", "skipped", "not run" or "not covered", with the
+counterexample of every failing check. The cells come from the runner's typed outcome (status
+and cause), never from message text: a check that broke is a "check bug" (the suite's fault),
+not an error of the target. Clauses with method ``spec`` are not about an implementation: they are covered
 by ``andrea-audit spec``, whose verdict the matrix shows instead of "not covered".
 """
 
@@ -11,14 +13,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from graders.conformance.outcome import Cause, Status
 from spec import Spec
 
 from .spec_audit import audit_spec
 
-PASS, FAIL, ERROR, SKIPPED, UNCOVERED, NOT_RUN, NOT_SELECTED = (
-    "pass", "fail", "error", "skipped", "not covered", "not run", "not selected")
-_CHECK_STATUS = {"passed": PASS, "failed": FAIL, "error": ERROR, "skipped": SKIPPED}
-_RANK = {PASS: 0, SKIPPED: 1, NOT_RUN: 2, ERROR: 3, FAIL: 4}
+PASS, FAIL, ERROR, SKIPPED, UNCOVERED, NOT_RUN, NOT_SELECTED, CHECK_BUG = (
+    "pass", "fail", "error", "skipped", "not covered", "not run", "not selected", "check bug")
+_CHECK_STATUS = {Status.PASSED: PASS, Status.FAILED: FAIL, Status.ERROR: ERROR,
+                 Status.SKIPPED: SKIPPED, Status.NOT_RUN: NOT_RUN}
+_RANK = {PASS: 0, SKIPPED: 1, NOT_RUN: 2, CHECK_BUG: 3, ERROR: 4, FAIL: 5}
+
+
+def _cell_status(r) -> str:
+    if getattr(r, "cause", None) == Cause.CHECK_BUG:
+        return CHECK_BUG
+    return _CHECK_STATUS.get(r.status, ERROR)
 
 
 @dataclass
@@ -50,9 +60,16 @@ def _default_runner(target: str, spec: Spec, profile: str,
     return run
 
 
+def _plain_status(res):
+    status = getattr(res, "status", None)
+    return str(status) if status is not None else None
+
+
 def _failure(r) -> dict:
-    return {"check_id": r.check_id, "status": r.status, "message": r.message,
-            "example": r.example, "reproducer": r.reproducer, "hint": r.hint}
+    cause = getattr(r, "cause", None)
+    return {"check_id": r.check_id, "status": str(r.status), "cause": cause and str(cause),
+            "message": r.message, "example": r.example, "reproducer": r.reproducer,
+            "hint": r.hint}
 
 
 def select_checks(checks: Sequence[Any], patterns: Sequence[str] | None) -> list[Any]:
@@ -109,7 +126,9 @@ def build_matrix(spec: Spec, targets: Sequence[str], *, profile: str = "ci",
         "spec": spec.name, "spec_path": str(spec.path), "profile": profile,
         "select": list(select or []),
         "targets": [{"target": r.target, "error": r.error, "checks_run": len(r.results),
-                     "checks": {cid: {"status": getattr(res, "status", None),
+                     "checks": {cid: {"status": _plain_status(res),
+                                      "cause": (str(res.cause) if getattr(res, "cause", None)
+                                                else None),
                                       "duration_s": round(getattr(res, "duration_s", 0.0), 4)}
                                 for cid, res in r.results.items()}}
                     for r in runs],
@@ -146,9 +165,9 @@ def _cell(clause, covering: list[str], run: TargetRun, spec_verdict: str, spec_r
     statuses = []
     for cid in covering:
         r = run.results.get(cid)
-        s = NOT_RUN if r is None else _CHECK_STATUS.get(r.status, ERROR)
+        s = NOT_RUN if r is None else _cell_status(r)
         statuses.append(s)
-        if r is not None and s in (FAIL, ERROR):
+        if r is not None and s in (FAIL, ERROR, CHECK_BUG, NOT_RUN):
             failures.append(_failure(r))
     if statuses and all(s == SKIPPED for s in statuses):
         status = SKIPPED
@@ -161,7 +180,7 @@ def matrix_exit_code(matrix: dict, strict: bool = False) -> int:
     """1 when a clause fails or errors for any target (or, with `strict`, is not covered)."""
     for row in matrix["clauses"]:
         for cell in row["results"].values():
-            if cell["status"] in (FAIL, ERROR, NOT_RUN):
+            if cell["status"] in (FAIL, ERROR, NOT_RUN, CHECK_BUG):
                 return 1
             if strict and cell["status"] == UNCOVERED:
                 return 1

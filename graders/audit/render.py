@@ -120,7 +120,8 @@ def spec_json(r: SpecReport) -> str:
 
 # --------------------------------------------------------------------------- matrix
 _SYMBOL = {"pass": "pass", "fail": "FAIL", "error": "ERROR", "skipped": "skipped",
-           "not covered": "not covered", "not run": "not run", "not selected": "not selected"}
+           "not covered": "not covered", "not run": "not run", "not selected": "not selected",
+           "check bug": "CHECK BUG"}
 
 
 def _cell_text(cell: dict) -> str:

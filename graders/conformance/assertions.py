@@ -1,8 +1,10 @@
 """Precise assertions for conformance checks.
 
-Every failure says what came back, what the spec wants, and the call that produced it:
+Every failure says what came back and what the spec wants, as a message template (a gettext
+msgid) with its fields, plus the call that produced it:
 
-    out.shape=(3, 4), but should be (3, 5) [lookup(table=float32(10, 5), token_ids=int64(3,))]
+    out.shape=(3, 4), but should be (3, 5)
+    lookup(table=<float32 array of shape (10, 5)>, token_ids=np.array([0, 1, 2], dtype=np.int64))
 
 Comparisons follow the spec's semantics: bit-for-bit where the operation does no arithmetic,
 and relative to the problem's scale (not the result's) where it sums.
@@ -18,43 +20,83 @@ import numpy as np
 from .registry import ConformanceError
 
 
+# Parameter names of the contract's functions, so a failing call reads as the assignment does:
+# embed_backward(token_ids=..., grad_out=..., vocab_size=3, context_length=4).
+PARAMETERS = {
+    "token_embedding_params": ("vocab_size", "d_model"),
+    "position_embedding_params": ("context_length", "d_model"),
+    "embedding_params": ("vocab_size", "context_length", "d_model"),
+    "init_table": ("num_rows", "d_model", "rng"),
+    "lookup": ("table", "token_ids"),
+    "embed": ("token_ids", "token_table", "position_table"),
+    "embed_backward": ("token_ids", "grad_out", "vocab_size", "context_length"),
+    "dot": ("u", "v"),
+    "norm": ("v",),
+    "cosine_similarity": ("u", "v"),
+    "sinusoidal_encoding": ("positions", "d_model"),
+    "rope": ("x", "positions"),
+}
+
+
+class Shown(str):
+    """An argument shown as this text (e.g. ``np.random.default_rng(7)`` for a Generator)."""
+
+    def __init__(self, text: str, value: Any = None):
+        self.value = value
+
+
 def describe(value: Any, limit: int = 8) -> str:
     """A short, readable form of an argument: small arrays inline, large ones by dtype and shape."""
+    if isinstance(value, Shown):
+        return str(value)
     if isinstance(value, np.ndarray):
         if value.size <= limit:
-            return f"np.array({value.tolist()!r}, dtype={value.dtype.name})"
-        return f"{value.dtype.name}{value.shape}"
+            return f"np.array({value.tolist()!r}, dtype=np.{value.dtype.name})"
+        return f"<{value.dtype.name} array of shape {tuple(value.shape)}>"
     if isinstance(value, np.random.Generator):
-        return "np.random.Generator"
+        return "np.random.Generator(...)"
     r = repr(value)
     return r if len(r) <= 60 else r[:57] + "..."
 
 
 def call_repr(fn: str, *args: Any, **kwargs: Any) -> str:
-    parts = [describe(a) for a in args] + [f"{k}={describe(v)}" for k, v in kwargs.items()]
+    """``fn(name=value, ...)`` with the contract's parameter names."""
+    names = PARAMETERS.get(fn, ())
+    parts = [f"{names[i]}={describe(a)}" if i < len(names) else describe(a)
+             for i, a in enumerate(args)]
+    parts += [f"{k}={describe(v)}" for k, v in kwargs.items()]
     return f"{fn}({', '.join(parts)})"
 
 
-def fail(message: str, call: str | None = None, hint: str | None = None):
-    raise ConformanceError(f"{message} [{call}]" if call else message, hint=hint)
+def fail(template: str, call: str | None = None, hint: str | None = None, *,
+         cause: str = "wrong_value", **fields: Any):
+    """Raise the violation `template` (an English msgid with ``str.format`` fields)."""
+    raise ConformanceError(template.format(**fields), hint=hint, cause=cause,
+                           template=template, fields=fields, call=call)
 
 
 def as_array(name: str, value: Any, call: str) -> np.ndarray:
-    """The implementation's result as an ndarray; anything else is a failure."""
+    """The implementation's result as a real-valued ndarray; anything else is a failure."""
     if not isinstance(value, np.ndarray):
-        fail(f"{name} is a {type(value).__name__}, but should be a numpy.ndarray", call)
+        fail("{name} is a {type}, but should be a numpy.ndarray", call,
+             name=name, type=type(value).__name__)
+    if value.dtype.kind not in "biuf":
+        fail("{name} has dtype {dtype}, but should hold real numbers", call,
+             name=name, dtype=str(value.dtype))
     return value
 
 
 def assert_shape(name: str, got: np.ndarray, want: tuple, call: str) -> None:
     if tuple(got.shape) != tuple(want):
-        fail(f"{name}.shape={tuple(got.shape)}, but should be {tuple(want)}", call)
+        fail("{name}.shape={got}, but should be {want}", call,
+             name=name, got=tuple(got.shape), want=tuple(want))
 
 
-def assert_dtype(name: str, got: np.ndarray, want, call: str) -> None:
+def assert_dtype(name: str, got: np.ndarray, want, call: str, hint: str | None = None) -> None:
     want = np.dtype(want)
     if got.dtype != want:
-        fail(f"{name}.dtype={got.dtype.name}, but should be {want.name}", call)
+        fail("{name}.dtype={got}, but should be {want}", call, hint,
+             name=name, got=got.dtype.name, want=want.name)
 
 
 def _item(a: np.ndarray, idx) -> Any:
@@ -66,9 +108,17 @@ def _first_mismatch(mask: np.ndarray) -> tuple[int, ...]:
     return tuple(int(i) for i in np.argwhere(mask)[0])
 
 
+def _index(idx) -> str:
+    return ", ".join(map(str, idx))
+
+
 def assert_bitwise_equal(name: str, got: np.ndarray, want: np.ndarray, call: str,
                          hint: str | None = None) -> None:
-    """Identical bits (NaN payloads and -0.0 included): for operations that do no arithmetic."""
+    """Identical bits (NaN payloads and -0.0 included): for operations that do no arithmetic.
+
+    When only -0.0 became 0.0 or a NaN spread to other elements, the hint says that the
+    operation did arithmetic (e.g. a one-hot product) where it should only copy.
+    """
     assert_shape(name, got, want.shape, call)
     assert_dtype(name, got, want.dtype, call)
     g = np.ascontiguousarray(got).view(np.uint8).reshape(got.shape + (-1,))
@@ -76,8 +126,26 @@ def assert_bitwise_equal(name: str, got: np.ndarray, want: np.ndarray, call: str
     bad = np.any(g != w, axis=-1)
     if bad.any():
         idx = _first_mismatch(bad)
-        fail(f"{name}[{', '.join(map(str, idx))}]={_item(got, idx)!r}, but should be "
-             f"{_item(want, idx)!r} (bit for bit; {int(bad.sum())} of {bad.size} elements differ)", call, hint)
+        fail("{name}[{index}]={got!r}, but should be {want!r} (bit for bit; {bad} of {size} "
+             "elements differ)", call, hint or _arithmetic_hint(got, want),
+             name=name, index=_index(idx), got=_item(got, idx), want=_item(want, idx),
+             bad=int(bad.sum()), size=int(bad.size))
+
+
+def _arithmetic_hint(got: np.ndarray, want: np.ndarray) -> str | None:
+    """The hint for a copy that went through arithmetic: -0.0 lost its sign, or NaN spread."""
+    from . import hints
+
+    if got.dtype.kind != "f":
+        return None
+    same_value = (got == want) | (np.isnan(got) & np.isnan(want))
+    zero_sign = (want == 0) & (got == 0) & (np.signbit(want) != np.signbit(got))
+    nan_spread = np.isnan(got) & ~np.isnan(want)
+    if nan_spread.any() and np.isnan(want).any():
+        return hints.ARITHMETIC_LOOKUP
+    if zero_sign.any() and np.all(same_value | ~np.isfinite(want)):
+        return hints.ARITHMETIC_LOOKUP
+    return None
 
 
 def assert_equal(name: str, got: np.ndarray, want: np.ndarray, call: str,
@@ -87,8 +155,9 @@ def assert_equal(name: str, got: np.ndarray, want: np.ndarray, call: str,
     bad = got != want
     if np.any(bad):
         idx = _first_mismatch(bad)
-        fail(f"{name}[{', '.join(map(str, idx))}]={_item(got, idx)!r}, but should be exactly "
-             f"{_item(want, idx)!r} ({int(bad.sum())} of {bad.size} elements differ)", call, hint)
+        fail("{name}[{index}]={got!r}, but should be exactly {want!r} ({bad} of {size} "
+             "elements differ)", call, hint, name=name, index=_index(idx),
+             got=_item(got, idx), want=_item(want, idx), bad=int(bad.sum()), size=int(bad.size))
 
 
 def assert_close_scaled(name: str, got, want, scale, tol: float, call: str,
@@ -101,20 +170,22 @@ def assert_close_scaled(name: str, got, want, scale, tol: float, call: str,
     got_a = np.asarray(got, dtype=np.float64)
     want_a = np.asarray(want, dtype=np.float64)
     if got_a.shape != want_a.shape:
-        fail(f"{name}.shape={got_a.shape}, but should be {want_a.shape}", call)
+        fail("{name}.shape={got}, but should be {want}", call,
+             name=name, got=got_a.shape, want=want_a.shape)
     bound = tol * np.asarray(scale, dtype=np.float64)
     err = np.abs(got_a - want_a)
     bad = ~(err <= bound)  # NaN counts as bad
     if np.any(bad):
         if got_a.ndim == 0:
-            fail(f"{name}={float(got_a)!r}, but should be {float(want_a)!r} "
-                 f"(|error| {float(err):.3g} > allowed {float(bound):.3g})", call, hint)
+            fail("{name}={got!r}, but should be {want!r} (|error| {error:.3g} > allowed "
+                 "{allowed:.3g})", call, hint, name=name, got=float(got_a),
+                 want=float(want_a), error=float(err), allowed=float(bound))
         idx = _first_mismatch(bad)
         b = bound[idx] if np.ndim(bound) else bound
-        fail(f"{name}[{', '.join(map(str, idx))}]={_item(got_a, idx)!r}, but should be "
-             f"{_item(want_a, idx)!r} "
-             f"(|error| {err[idx]:.3g} > allowed {float(b):.3g}; {int(bad.sum())} of "
-             f"{bad.size} elements off)", call, hint)
+        fail("{name}[{index}]={got!r}, but should be {want!r} (|error| {error:.3g} > allowed "
+             "{allowed:.3g}; {bad} of {size} elements off)", call, hint, name=name,
+             index=_index(idx), got=_item(got_a, idx), want=_item(want_a, idx),
+             error=float(err[idx]), allowed=float(b), bad=int(bad.sum()), size=int(bad.size))
 
 
 def assert_raises(expected: type[BaseException], fn: Callable, *args: Any, call: str,
@@ -125,18 +196,28 @@ def assert_raises(expected: type[BaseException], fn: Callable, *args: Any, call:
     except expected as exc:
         return exc
     except Exception as exc:  # noqa: BLE001 - a wrong exception type is the finding
-        fail(f"raised {type(exc).__name__}({str(exc)[:120]!r}), but should raise "
-             f"{expected.__name__}", call, hint)
-    fail(f"returned normally, but should raise {expected.__name__}", call, hint)
+        fail("{function}() raised {got}({error!r}), but should raise {want}", call, hint,
+             cause="wrong_exception", function=_function(call, fn), got=type(exc).__name__,
+             error=str(exc)[:120], want=expected.__name__)
+    fail("{function}() returned normally, but should raise {want}", call, hint,
+         cause="wrong_exception", function=_function(call, fn), want=expected.__name__)
+
+
+def _function(call: str | None, fn: Callable) -> str:
+    if call and "(" in call:
+        return call.split("(", 1)[0]
+    return getattr(fn, "__name__", "function")
 
 
 def scalar(name: str, value: Any, call: str) -> float:
     """A real number result (Python or NumPy scalar, or a 0-d array)."""
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
-        fail(f"{name} is a {type(value).__name__}, but should be a real number", call)
+    if (isinstance(value, (bool, np.bool_, complex, np.complexfloating))
+            or not isinstance(value, (int, float, np.number))):
+        fail("{name} is a {type}, but should be a real number", call,
+             name=name, type=type(value).__name__)
     v = float(value)
     if math.isnan(v):
-        fail(f"{name} is nan, but should be a number", call)
+        fail("{name} is nan, but should be a number", call, name=name)
     return v

@@ -23,9 +23,11 @@ from spec import SpecError, load_spec
 from .profiles import DEFAULT_PROFILE, PROFILES
 from .registry import RegistryError, SelectionError, all_checks, select as select_checks
 from .explain import LABEL, explain, summary_line
-from .runner import ERROR, FAILED, PASSED, ImplementationLoadError, load_impl, run_checks
+from .runner import (ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, ImplementationLoadError,
+                     load_impl, run_checks)
 
-STYLE = {PASSED: "green", FAILED: "bold red", ERROR: "bold magenta", "skipped": "yellow"}
+STYLE = {PASSED: "green", FAILED: "bold red", ERROR: "bold magenta", SKIPPED: "yellow",
+         NOT_RUN: "magenta"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.format == "text":
             out.print(f"[{STYLE[r.status]}]{LABEL[r.status]:5}[/] {', '.join(r.clauses):34} "
                       f"{r.check_id} [dim]{r.duration_s:.2f}s[/]")
-            if r.status in (FAILED, ERROR):
+            if r.status in (FAILED, ERROR, NOT_RUN):
                 out.print(explain(r, spec), style="red", markup=False)
                 out.print()
 
@@ -79,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"(profile {args.profile})")
     results = run_checks(impl, spec, profile=args.profile, select=args.select,
                          target=args.target, on_result=show)
-    ok = all(r.status not in (FAILED, ERROR) for r in results)
+    ok = all(r.status not in (FAILED, ERROR, NOT_RUN) for r in results)
     if args.format == "json":
         json.dump({"target": args.target, "spec": spec.name, "profile": args.profile,
                    "passed": ok, "results": [r.to_dict() for r in results]}, sys.stdout, indent=2)

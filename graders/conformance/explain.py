@@ -6,9 +6,10 @@ import textwrap
 
 from spec import Spec
 
-from .runner import ERROR, FAILED, PASSED, SKIPPED, CheckResult
+from .outcome import Cause
+from .runner import ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, CheckResult
 
-LABEL = {PASSED: "PASS", FAILED: "FAIL", ERROR: "ERROR", SKIPPED: "SKIP"}
+LABEL = {PASSED: "PASS", FAILED: "FAIL", ERROR: "ERROR", SKIPPED: "SKIP", NOT_RUN: "NORUN"}
 
 
 def _indent(text: str, prefix: str = "    ") -> str:
@@ -26,11 +27,15 @@ def explain(result: CheckResult, spec: Spec, lang: str = "en") -> str:
             continue
         title = spec.section_title(clause.source, lang)
         lines.append(f"{cid}: {clause.statement}  [course section: \"{title}\"]")
+    if result.cause == Cause.CHECK_BUG:
+        lines.append(f"the check itself broke (a bug in the conformance suite, not in the "
+                     f"implementation): {result.message}")
+        return "\n".join(lines)
     lines.append(f"what went wrong: {result.message}")
     if result.hint:
         lines.append(f"hint: {result.hint}")
     if result.example:
-        lines.append("smallest failing input (after shrinking):")
+        lines.append("smallest failing input:")
         lines.append(_indent(result.example))
     if result.reproducer:
         lines.append("reproduce:")
@@ -39,10 +44,16 @@ def explain(result: CheckResult, spec: Spec, lang: str = "en") -> str:
 
 
 def summary_line(results: list[CheckResult]) -> str:
-    counts = {s: sum(r.status == s for r in results) for s in (PASSED, FAILED, ERROR, SKIPPED)}
+    counts = {s: sum(r.status == s for r in results)
+              for s in (PASSED, FAILED, ERROR, SKIPPED, NOT_RUN)}
+    bugs = sum(r.cause == Cause.CHECK_BUG for r in results)
     parts = [f"{counts[PASSED]} passed", f"{counts[FAILED]} failed"]
-    if counts[ERROR]:
-        parts.append(f"{counts[ERROR]} errors")
+    if counts[ERROR] - bugs:
+        parts.append(f"{counts[ERROR] - bugs} errors")
+    if bugs:
+        parts.append(f"{bugs} broken checks (the suite's fault)")
     if counts[SKIPPED]:
         parts.append(f"{counts[SKIPPED]} skipped")
+    if counts[NOT_RUN]:
+        parts.append(f"{counts[NOT_RUN]} not run")
     return ", ".join(parts)

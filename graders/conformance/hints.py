@@ -17,3 +17,8 @@ MUTATION = "Work on copies: a function must not modify the arrays it is given."
 CONTEXT = "A sequence longer than the position table has no position rows: raise ValueError."
 ZERO_VECTOR = "The cosine of a zero vector is undefined: raise ValueError instead of dividing by zero."
 DTYPE = "Keep float32 data in float32; an accidental float64 result doubles memory and traffic."
+ARITHMETIC_LOOKUP = ("A lookup copies rows; it does no arithmetic. Here -0.0 turned into 0.0 or a NaN "
+                     "spread to other entries, which happens when the rows are computed (e.g. a "
+                     "one-hot matrix product) instead of indexed: use table[token_ids].")
+RAISED = ("Your function raised an exception where the spec expects a result (or a "
+          "different exception); run the reproducer below to see the traceback.")

@@ -23,11 +23,23 @@ _CLAUSE_ID = re.compile(r"^[A-Z]+(-[A-Z]+)*-[0-9]{2}$")
 
 
 class ConformanceError(AssertionError):
-    """A clause is violated. `hint` is an English sentence for a common bug (a gettext msgid)."""
+    """A clause is violated.
 
-    def __init__(self, message: str, *, hint: str | None = None):
+    `template` is the English message with ``str.format`` placeholders (a gettext msgid) and
+    `fields` its values, so a grader can translate it; ``str(exc)`` is the English text.
+    `cause` is ``"wrong_value"`` or ``"wrong_exception"`` (see ``outcome.Cause``), `call` the
+    call that showed the violation, `hint` an English sentence for a common bug (a msgid).
+    """
+
+    def __init__(self, message: str, *, hint: str | None = None, cause: str = "wrong_value",
+                 template: str | None = None, fields: dict | None = None,
+                 call: str | None = None):
         super().__init__(message)
         self.hint = hint
+        self.cause = cause
+        self.template = template or message.replace("{", "{{").replace("}", "}}")
+        self.fields = dict(fields or {})
+        self.call = call
 
 
 @dataclass(frozen=True)

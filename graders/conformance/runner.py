@@ -3,9 +3,10 @@
     impl = load_impl("andrea_ref")              # a module name, or a path to a .py file
     results = run_checks(impl, load_spec())     # one CheckResult per check
 
-Each failed check carries the message of its smallest failing input (Hypothesis shrinks
-before it reports), that input as Hypothesis printed it, a Python snippet that reproduces the
-last call, and a hint when the symptom matches a common bug.
+Each result carries a typed outcome (``status`` and ``cause``, see outcome.py). A failed check
+carries the message of its smallest failing input (Hypothesis shrinks before it reports) as a
+template with fields, that input as the call with the contract's parameter names, a Python
+snippet that reproduces the last call, and a hint when the symptom matches a common bug.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import importlib
 import importlib.util
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -23,11 +24,23 @@ import numpy as np
 
 from spec import Spec
 
+from .assertions import call_repr
 from .faults import ImplementationFault
+from .outcome import Cause, FaultKind, Status
 from .profiles import DEFAULT_PROFILE, use_profile
 from .registry import Check, ConformanceError, all_checks, select as select_checks
 
-PASSED, FAILED, ERROR, SKIPPED = "passed", "failed", "error", "skipped"
+PASSED, FAILED, ERROR, SKIPPED, NOT_RUN = (Status.PASSED, Status.FAILED, Status.ERROR,
+                                          Status.SKIPPED, Status.NOT_RUN)
+
+# Messages the runner itself writes (gettext msgids, like the checks' templates).
+MSG_MISSING = "function {function} is missing"
+MSG_OPTIONAL = "optional function {function} is not provided"
+MSG_RAISED = "{function}() raised {exception}: {error}"
+MSG_CHECK_BUG = "internal error in check {check}: {exception}: {error}"
+MSG_FAULT = "{function}() could not answer: {detail}"
+MSG_FAULT_NO_FUNCTION = "the implementation could not answer: {detail}"
+MSG_FLAKY = "{function}() gave different results for the same input"
 
 
 class ImplementationLoadError(Exception):
@@ -36,19 +49,61 @@ class ImplementationLoadError(Exception):
 
 @dataclass
 class CheckResult:
+    """What one check found. `status` and `cause` are the typed outcome (outcome.py).
+
+    `message` is the English text; `template` (a gettext msgid) and `fields` give it again for
+    translation. `example` is the failing call with the contract's parameter names. `details`
+    holds structured facts of the cause: ``function`` (missing, raised, faulted), ``fault`` (a
+    FaultKind), ``exception`` (the type raised), ``line`` (of an import error).
+    """
+
     check_id: str
     clauses: tuple[str, ...]
-    status: str
+    status: Status
     message: str = ""
     example: str | None = None
     reproducer: str | None = None
     hint: str | None = None
     duration_s: float = 0.0
+    cause: Cause | None = None
+    template: str | None = None
+    fields: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.status = Status(self.status)
+        if self.cause is not None:
+            self.cause = Cause(self.cause)
+        if self.template is None and self.message:
+            self.template = self.message.replace("{", "{{").replace("}", "}}")
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["clauses"] = list(self.clauses)
+        d["status"], d["cause"] = str(self.status), self.cause and str(self.cause)
+        d["fields"] = {k: _plain(v) for k, v in self.fields.items()}
         return d
+
+    def set_message(self, template: str, **fields: Any) -> None:
+        self.template, self.fields = template, fields
+        self.message = template.format(**fields)
+
+
+def _plain(value):
+    """A field value as JSON data (tuples become lists, NumPy scalars Python numbers)."""
+    if isinstance(value, (np.generic,)):
+        return value.item()
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def not_run(check: Check, cause: Cause, template: str, *, status: Status = NOT_RUN,
+            **fields: Any) -> CheckResult:
+    """The result of a check that never started (import failure, time budget used up)."""
+    result = CheckResult(check.id, check.clauses, status, cause=cause)
+    result.set_message(template, **fields)
+    return result
 
 
 # ----------------------------------------------------------------------------- loading
@@ -150,10 +205,27 @@ def _spec_arg(spec: Spec) -> str:
     return spec.name if spec.path.parent == SPEC_DIR else str(spec.path)
 
 
-def _example(exc: BaseException) -> str | None:
-    notes = [n for n in getattr(exc, "__notes__", [])
-             if n.startswith(("Falsifying", "Failing", "Draw "))]
-    return "\n".join(notes) or None
+def _find(exc: BaseException, want) -> BaseException | None:
+    """`exc` or, in an exception group (Hypothesis's flaky failures), the first that matches."""
+    if want(exc):
+        return exc
+    for inner in getattr(exc, "exceptions", ()) or ():
+        found = _find(inner, want)
+        if found is not None:
+            return found
+    return None
+
+
+def _raised_by_impl(exc: BaseException) -> bool:
+    return getattr(exc, "_andrea_raised_by_impl", None) is not None
+
+
+def _is_flaky(exc: BaseException) -> bool:
+    try:
+        from hypothesis.errors import Flaky
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(exc, Flaky)
 
 
 # ----------------------------------------------------------------------------- running
@@ -163,39 +235,90 @@ def run_check(check: Check, impl, spec: Spec, *, target: str = "impl") -> CheckR
     missing = [f for f in check.requires if not callable(getattr(impl, f, None))]
     if missing:
         required = [f for f in missing if f not in spec.contract.optional]
-        result.status = FAILED if required else SKIPPED
-        names = ", ".join(required or missing)
-        result.message = (f"function {names} is missing" if required else
-                          f"optional function {names} is not provided")
+        if required:
+            result.status, result.cause = FAILED, Cause.MISSING_FUNCTION
+            result.set_message(MSG_MISSING, function=", ".join(required))
+        else:
+            result.status, result.cause = SKIPPED, Cause.OPTIONAL_ABSENT
+            result.set_message(MSG_OPTIONAL, function=", ".join(missing))
+        result.details["function"] = (required or missing)[0]
         return result
     recorder = _Recorder(impl)
     start = time.perf_counter()
-    failure: BaseException | None = None
     try:
         check(recorder, spec)
-    except ConformanceError as exc:
-        failure = exc
-        result.status, result.message, result.hint = FAILED, str(exc), exc.hint
     except ImplementationFault as exc:
-        result.status, result.message = ERROR, f"{exc.kind}: {exc}"
-    except AssertionError as exc:
-        failure = exc
-        result.status, result.message = FAILED, str(exc) or "assertion failed"
-    except Exception as exc:  # noqa: BLE001
-        fn = getattr(exc, "_andrea_raised_by_impl", None)
-        if fn is None:  # a bug in the check itself: never blame the implementation for it
-            result.status = ERROR
-            result.message = f"internal error in check {check.id}: {type(exc).__name__}: {exc}"
-        else:  # the implementation raised where the spec wants a value
-            failure = exc
-            result.status = FAILED
-            result.message = f"{fn}() raised {type(exc).__name__}: {exc}"
+        _fault(result, exc)
+    except Exception as exc:  # noqa: BLE001 - sorted into the causes below
+        _classify(result, exc, recorder)
+        if result.status == FAILED:
+            result.reproducer = reproducer(target, recorder, spec, check)
     finally:
         result.duration_s = time.perf_counter() - start
-    if failure is not None:
-        result.example = _example(failure)
-        result.reproducer = reproducer(target, recorder, spec, check)
     return result
+
+
+def _fault(result: CheckResult, exc: ImplementationFault) -> None:
+    result.status, result.cause = ERROR, Cause.FAULT
+    fn = getattr(exc, "function", None)
+    result.details.update(fault=str(FaultKind.of(exc.kind)), function=fn)
+    if fn:
+        result.set_message(MSG_FAULT, function=fn, detail=str(exc))
+    else:
+        result.set_message(MSG_FAULT_NO_FUNCTION, detail=str(exc))
+
+
+def _classify(result: CheckResult, exc: BaseException, recorder: "_Recorder") -> None:
+    """Sort an exception out of a check into failed (and why) or a bug of the check."""
+    raised = _find(exc, _raised_by_impl)
+    violation = _find(exc, lambda e: isinstance(e, AssertionError) and not _raised_by_impl(e))
+    if raised is not None and (violation is None or raised is exc):
+        fn = raised._andrea_raised_by_impl
+        result.status, result.cause = FAILED, Cause.RAISED
+        result.set_message(MSG_RAISED, function=fn, exception=type(raised).__name__,
+                           error=str(raised)[:300])
+        result.details.update(function=fn, exception=type(raised).__name__)
+        result.example = _last_call(recorder)
+        from . import hints
+        result.hint = hints.RAISED
+    elif violation is not None:
+        result.status = FAILED
+        if isinstance(violation, ConformanceError):
+            result.cause = Cause(violation.cause)
+            result.template, result.fields = violation.template, violation.fields
+            result.message, result.hint = str(violation), violation.hint
+            result.example = violation.call or _last_call(recorder)
+        else:  # a bare assert in a check
+            result.cause = Cause.WRONG_VALUE
+            result.message = str(violation) or "assertion failed"
+            result.template = result.message.replace("{", "{{").replace("}", "}}")
+            result.example = _last_call(recorder)
+    elif _is_flaky(exc) and recorder.last is not None:
+        result.status, result.cause = FAILED, Cause.WRONG_VALUE
+        result.set_message(MSG_FLAKY, function=recorder.last[0])
+        result.example = _last_call(recorder)
+    else:  # a bug in the check itself: never blame the implementation for it
+        result.status, result.cause = ERROR, Cause.CHECK_BUG
+        result.set_message(MSG_CHECK_BUG, check=result.check_id,
+                           exception=type(exc).__name__, error=str(exc)[:300])
+
+
+def _last_call(recorder: "_Recorder") -> str | None:
+    if recorder.last is None:
+        return None
+    fn, args, kwargs = recorder.last
+    shown = [_shown(a) for a in args]
+    return call_repr(fn, *shown, **{k: _shown(v) for k, v in kwargs.items()})
+
+
+def _shown(value):
+    from .assertions import Shown
+
+    if isinstance(value, tuple) and value and value[0] == "large":
+        return Shown(f"<{value[1].name} array of shape {tuple(value[2])}>")
+    if isinstance(value, tuple) and value and value[0] == "generator":
+        return Shown("np.random.Generator(...)")
+    return value
 
 
 def run_checks(impl, spec: Spec, *, profile: str = DEFAULT_PROFILE,
@@ -222,7 +345,7 @@ def run_checks(impl, spec: Spec, *, profile: str = DEFAULT_PROFILE,
 def clause_status(results: list[CheckResult]) -> dict[str, str]:
     """Per clause: failed if any of its checks failed or errored, else passed or skipped."""
     out: dict[str, str] = {}
-    rank = {PASSED: 0, SKIPPED: 1, ERROR: 2, FAILED: 3}
+    rank = {PASSED: 0, SKIPPED: 1, NOT_RUN: 2, ERROR: 3, FAILED: 4}
     for r in results:
         for c in r.clauses:
             if c not in out or rank[r.status] > rank[out[c]]:

@@ -21,29 +21,83 @@ def _section_title(spec_sections: dict, section: str, lang: str) -> str:
     return titles.get(lang) or titles.get("en") or section
 
 
+def _status_label(check: dict, t: Translator) -> str:
+    if check.get("cause") == "check_bug":
+        return t(M.PASSED)
+    return t(M.NOT_RUN_LABEL) if check["status"] == "not_run" else t(check["status"])
+
+
+def _fields(fields: dict) -> dict:
+    """Fields as the message needs them: lists that came through JSON are tuples again."""
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in (fields or {}).items()}
+
+
+def check_message(check: dict, t: Translator) -> str:
+    """What went wrong, in the reader's language (the check's template with its values)."""
+    template = check.get("template")
+    if template:
+        try:
+            return t(template, **_fields(check.get("fields") or {}))
+        except (KeyError, IndexError, ValueError):
+            pass
+    return check.get("message") or ""
+
+
+def _statement(s: dict, lang: str) -> str:
+    return (s.get("statements") or {}).get(lang) or s["statement"]
+
+
 def check_feedback(check: dict, t: Translator, sections: dict, *, details: bool = True) -> str:
-    """The feedback text of one check: what went wrong, smallest input, course section, hint."""
-    lines = [f"{t(M.STATUS)}: {t(check['status'])}"]
-    if check["status"] != "passed" and check["message"]:
-        lines.append(f"{t(M.WHAT_WENT_WRONG)}: {check['message']}")
-    if check["status"] != "passed" and check.get("example"):
-        lines.append(f"{t(M.SMALLEST_INPUT)}:\n{check['example']}")
+    """The feedback text of one check: what went wrong, smallest input, course section, hint.
+
+    Only a problem the student can act on is shown as "What went wrong"; a skipped optional
+    check says that it costs nothing, and a broken check that it is the grader's fault.
+    """
+    lines = [f"{t(M.STATUS)}: {_status_label(check, t)}"]
+    cause = check.get("cause")
+    problem = check.get("problem", check["status"] in ("failed", "error", "not_run"))
+    if cause == "check_bug":
+        lines.append(t(M.CHECK_BUG))
+    elif check["status"] == "skipped":
+        fn = (check.get("details") or {}).get("function") or ""
+        lines.append(t(M.OPTIONAL_SKIPPED, function=fn))
+    elif problem:
+        message = check_message(check, t)
+        if message:
+            lines.append(f"{t(M.WHAT_WENT_WRONG)}: {message}")
+        if check.get("example"):
+            lines.append(f"{t(M.SMALLEST_INPUT)}:\n    {check['example']}")
     for s in check.get("sections", []):
         lines.append(f"{t(M.COURSE_SECTION)}: " + t(
             M.SECTION_CLAUSE, section=_section_title(sections, s["section"], t.lang),
-            clause=s["clause"], statement=s["statement"]))
-    if check["status"] != "passed" and check.get("hint"):
+            clause=s["clause"], statement=_statement(s, t.lang)))
+    if problem and check.get("hint"):
         lines.append(f"{t(M.HINT)}: {t(check['hint'])}")
-    if details and check["status"] == "failed" and check.get("reproducer"):
+    if details and problem and check["status"] == "failed" and check.get("reproducer"):
         lines.append(f"{t(M.REPRODUCE)}:\n{check['reproducer']}")
     return "\n".join(lines)
 
 
-def summary(report: dict, t: Translator, *, students: bool = True) -> str:
-    """Top-level output: total, visible groups, import problems, the submission's output."""
-    lines = [t(M.TOTAL_SCORE, score=_num(report["score"]), max_score=_num(report["max_score"]))]
+def reveals_total(report: dict) -> bool:
+    """The total is shown only when every group is visible (else it tells about hidden ones)."""
+    return all(g["visibility"] == "visible" for g in report["groups"])
+
+
+def summary(report: dict, t: Translator, *, students: bool = True,
+            groups: bool = True) -> str:
+    """Top-level output: total, visible groups, import problems, the submission's output.
+
+    For students (`students`), the total is left out when some group is hidden or shown after
+    the due date, and only visible groups are listed.
+    """
+    lines = []
+    if not students or reveals_total(report):
+        lines.append(t(M.TOTAL_SCORE, score=_num(report["score"]),
+                       max_score=_num(report["max_score"])))
+    else:
+        lines.append(t(M.SCORE_HIDDEN))
     hidden = 0
-    for g in report["groups"]:
+    for g in report["groups"] if groups else ():
         if students and g["visibility"] != "visible":
             hidden += 1
             continue
@@ -51,18 +105,22 @@ def summary(report: dict, t: Translator, *, students: bool = True) -> str:
                      f"({t(M.CHECKS_PASSED, passed=g['passed'], total=g['checks'])})")
     if hidden:
         lines.append(t(M.HIDDEN_GROUPS, n=hidden))
+    if not groups:
+        lines = []
     imp = report.get("import") or {}
     if not imp.get("ok", True):
         from .grading import import_detail
 
         lines += ["", t(M.IMPORT_FAILED), import_detail(imp, t), t(M.IMPORT_HINT)]
+    elif not any(c.get("problem") for c in report["checks"]) and report["checks"]:
+        lines += ["", t(M.NOTHING_WRONG)]
     if report.get("restarts"):
         lines.append(t(M.RESTARTS, n=report["restarts"]))
     if report.get("submission_output"):
         n = len(report["submission_output"])
         lines += ["", t(M.SUBMISSION_OUTPUT, n=n), report["submission_output"]]
     lines += ["", t(M.GRADING_TOOK, seconds=report.get("execution_time", 0.0))]
-    return "\n".join(lines)
+    return "\n".join(lines).strip("\n")
 
 
 def _num(x: float):
@@ -80,8 +138,8 @@ def gradescope(report: dict, lang: str = "en", sections: dict | None = None) -> 
             "name": f"{title}: {c['id']} ({', '.join(c['clauses'])})",
             "number": c["number"],
             "score": c["score"], "max_score": c["max_score"],
-            "status": "passed" if c["status"] == "passed" else "failed",
-            "output": check_feedback(c, t, sections),
+            "status": "failed" if c.get("problem", c["status"] != "passed") else "passed",
+            "output": _test_output(c, t, sections),
             "visibility": c["visibility"],
         })
     return {
@@ -92,6 +150,12 @@ def gradescope(report: dict, lang: str = "en", sections: dict | None = None) -> 
         "stdout_visibility": "hidden",
         "tests": tests,
     }
+
+
+def _test_output(check: dict, t: Translator, sections: dict) -> str:
+    if check.get("cause") == "import_error":   # the import error is said once, at the top
+        return f"{t(M.STATUS)}: {_status_label(check, t)}\n{t(M.NOT_RUN_IMPORT)}"
+    return check_feedback(check, t, sections)
 
 
 def _group_title(report: dict, check: dict) -> str:
@@ -114,7 +178,9 @@ def junit(report: dict, lang: str = "en") -> str:
     counts = report["counts"]
     suites = ET.Element("testsuites", name=f"andrea-grade {report.get('submission', '')}",
                         tests=str(len(report["checks"])), failures=str(counts["failed"]),
-                        errors=str(counts["error"]), skipped=str(counts["skipped"]),
+                        errors=str(counts["error"] + counts.get("not_run", 0)
+                                   - report.get("check_bugs", 0)),
+                        skipped=str(counts["skipped"]),
                         time=f"{report.get('execution_time', 0.0):.3f}")
     by_group: dict[str, list] = {}
     for c in report["checks"]:
@@ -124,7 +190,8 @@ def junit(report: dict, lang: str = "en") -> str:
         suite = ET.SubElement(
             suites, "testsuite", name=g["id"], tests=str(len(cs)),
             failures=str(sum(c["status"] == "failed" for c in cs)),
-            errors=str(sum(c["status"] == "error" for c in cs)),
+            errors=str(sum(c["status"] in ("error", "not_run") and c.get("cause") != "check_bug"
+                           for c in cs)),
             skipped=str(sum(c["status"] == "skipped" for c in cs)),
             time=f"{sum(c['duration_s'] for c in cs):.3f}")
         props = ET.SubElement(suite, "properties")
@@ -135,11 +202,12 @@ def junit(report: dict, lang: str = "en") -> str:
             case = ET.SubElement(suite, "testcase", classname=f"andrea.{g['id']}", name=c["id"],
                                  time=f"{c['duration_s']:.3f}")
             text = check_feedback(c, t, sections)
-            first = (c["message"] or "").splitlines()[0][:300] if c["message"] else ""
+            msg = check_message(c, t)
+            first = msg.splitlines()[0][:300] if msg else ""
             if c["status"] == "failed":
                 ET.SubElement(case, "failure", message=first, type="failed").text = text
-            elif c["status"] == "error":
-                ET.SubElement(case, "error", message=first, type="error").text = text
+            elif c["status"] in ("error", "not_run") and c.get("cause") != "check_bug":
+                ET.SubElement(case, "error", message=first, type=c["status"]).text = text
             elif c["status"] == "skipped":
                 ET.SubElement(case, "skipped", message=first)
     out = ET.SubElement(suites, "system-out")
@@ -170,14 +238,17 @@ def text(report: dict, lang: str = "en", *, color: bool = False, width: int = 10
                                                            total=g["checks"]) + "[/]")
     con.print(table)
     con.print(f"[bold]{t(M.TOTAL_SCORE, score=_num(report['score']), max_score=_num(report['max_score']))}[/bold]")
+    import_failed = not (report.get("import") or {}).get("ok", True)
     for c in report["checks"]:
-        if c["status"] == "passed":
+        if not c.get("problem", c["status"] not in ("passed", "skipped")):
             continue
-        style = {"failed": "red", "error": "magenta", "skipped": "yellow"}[c["status"]]
+        if import_failed and c.get("cause") == "import_error":
+            continue   # said once, below
+        style = {"failed": "red", "error": "magenta", "not_run": "magenta"}.get(c["status"], "red")
         con.rule(f"[{style}]{c['number']} {c['id']} ({', '.join(c['clauses'])})[/]", align="left")
         con.print(check_feedback(c, t, sections), markup=False)
     con.print()
-    con.print(summary(report, t, students=False).split("\n", 1)[1].strip(), markup=False)
+    con.print(summary(report, t, students=False, groups=False), markup=False)
     return buf.getvalue()
 
 

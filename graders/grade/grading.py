@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from graders.conformance.outcome import Cause
 from graders.conformance.registry import (RegistryError, SelectionError, all_checks,
                                           select as select_checks)
-from graders.conformance.runner import CheckResult, run_checks
+from graders.conformance.runner import CheckResult, not_run, run_checks
 from spec import Spec
 
 from . import messages as M
@@ -154,8 +155,7 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
     output, restarts, faults = "", 0, []
     if sub.module is None:
         imp = {"ok": False, "problem": sub.problem, "fields": sub.problem_fields or {}}
-        results = [_not_run(c, "import: " + sub.problem.format(**(sub.problem_fields or {})))
-                   for c in checks]
+        results = [_not_run(c) for c in checks]
     else:
         scratch = prepare(sub.files, sub.module, kernel=sub.kind == "kernel")
         proxy = SubmissionProxy(scratch, limits, mode, contract_functions(spec))
@@ -179,8 +179,7 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
                 kind = outcome.fault.kind if outcome.fault is not None else "import"
                 imp = {"ok": False, "kind": kind, "error": outcome.error,
                        "fault": str(outcome.fault) if outcome.fault is not None else None}
-                detail = import_detail(imp, None)
-                results = [_not_run(c, f"{kind}: {detail}") for c in checks]
+                results = [_not_run(c) for c in checks]
                 for r in results:
                     if on_result is not None:
                         on_result(r)
@@ -196,8 +195,9 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
     return rep
 
 
-def _not_run(check, message: str) -> CheckResult:
-    return CheckResult(check.id, check.clauses, "error", message=message)
+def _not_run(check) -> CheckResult:
+    """A check that could not start because the submission did not import (said once, above)."""
+    return not_run(check, Cause.IMPORT_ERROR, M.NOT_RUN_IMPORT)
 
 
 def import_detail(imp: dict, t=None) -> str:

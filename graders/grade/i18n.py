@@ -54,3 +54,18 @@ class Translator:
 
 def translator(lang: str = "en") -> Translator:
     return Translator(lang)
+
+
+def all_msgids() -> list[str]:
+    """Every sentence a student can read: the grader's messages, the checks' hints and message
+    templates, and the spec's group titles. The catalogs must translate each of them."""
+    from graders.conformance import catalog, hints
+
+    from . import messages as M
+
+    ids: list[str] = []
+    for module in (M, hints):
+        ids += [v for k, v in vars(module).items() if k.isupper() and isinstance(v, str)]
+    ids += list(M.GROUP_TITLES)
+    ids += list(catalog.templates())
+    return list(dict.fromkeys(ids))

@@ -10,6 +10,14 @@ PASSED = "passed"
 FAILED = "failed"
 ERROR = "error"
 SKIPPED = "skipped"
+NOT_RUN_LABEL = "not run"
+NOTHING_WRONG = "Nothing went wrong: every check passed."
+OPTIONAL_SKIPPED = "Optional, not provided: {function}. This costs no points."
+CHECK_BUG = ("This check broke because of a bug in the grader, not in your code; it counts as "
+             "passed. Please tell your teacher.")
+NOT_RUN_IMPORT = "not run: your submission could not be imported (see the summary)"
+HINT_BUDGET = ("Your submission used up its time budget before this check could start; make the "
+               "slow functions faster (whole-array NumPy operations instead of Python loops).")
 SCORE = "Score"
 GROUP = "Group"
 CHECK = "Check"
@@ -51,6 +59,8 @@ HINT_MISSING = ("Define every function of the contract, with exactly the names a
                 "of the assignment; a missing function scores zero for its checks.")
 HINT_RAISED = ("Your function raised an exception where the spec expects a result (or a "
                "different exception); run the reproducer below to see the traceback.")
+SCORE_HIDDEN = ("Your total score is shown once all groups of checks are published; the "
+                "groups shown now are:")
 
 # --- group titles (data of the spec, translated here)
 GROUP_TITLES = (

@@ -3,13 +3,18 @@
 Rule (documented in docs/grading.md):
 
 * every check belongs to the group of each of its clauses (usually one);
-* a group's score is ``points * passed / checks``, where ``checks`` counts all of the group's
-  checks that ran for this submission; failed, error and skipped all count as not passed;
-* a check's own score (one Gradescope test) is its share ``points / checks`` of each of its
-  groups when it passed, else 0; so the tests add up to the group scores and the total;
+* a group's points are split over its checks by largest remainder to the cent: each check's
+  share is points / checks rounded down to 0.01, and the cents left over go one each to the
+  group's first checks; so the shares add up exactly to the group's points;
+* a check earns its shares when it passed, when it was skipped (an optional function that is
+  not provided costs nothing), or when the check itself broke (cause ``check_bug``: the
+  grader's fault costs the student nothing); failed, error and not run earn 0;
+* a group's score is the sum of its earned shares, the total the sum of the groups' scores:
+  all in whole cents, so the tests add up exactly to the groups and the groups to the total;
 * a group's visibility is the spec's; a check in several groups takes the most restrictive;
 * groups without any check are left out of the maximum (and named in the report).
 
+Nothing here reads a message: statuses, causes and details are the typed outcome of the runner.
 The report is a plain dict (JSON-able, language-neutral): renderers translate it.
 """
 
@@ -17,38 +22,61 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from graders.conformance import hints
+from graders.conformance.outcome import Cause, FaultKind, Status, is_problem
+
 from . import messages as M
 
 _VIS_RANK = {"visible": 0, "after_due_date": 1, "after_published": 1, "hidden": 2}
 
+FAULT_HINTS = {
+    FaultKind.TIMEOUT: M.HINT_TIMEOUT, FaultKind.CRASH: M.HINT_CRASH,
+    FaultKind.RESOURCES: M.HINT_RESOURCES, FaultKind.OUTPUT: M.HINT_OUTPUT,
+    FaultKind.FORBIDDEN: M.HINT_FORBIDDEN, FaultKind.FAULT: M.HINT_CRASH,
+}
 
-def _r(x: Fraction | float) -> float:
-    return round(float(x), 4)
+
+def earns_points(result) -> bool:
+    """Passed, skipped (optional), or a bug of the check (the grader's fault)."""
+    return (result.status in (Status.PASSED, Status.SKIPPED)
+            or result.cause == Cause.CHECK_BUG)
 
 
 def fault_kind(result) -> str | None:
     """'timeout', 'crash', ... for a check stopped by an implementation fault."""
-    if result.status != "error":
+    if result.cause != Cause.FAULT:
         return None
-    head = (result.message or "").split(":", 1)[0].strip()
-    return head if head in ("timeout", "crash", "resources", "output", "forbidden", "fault",
-                            "import") else "fault"
+    return str(FaultKind.of((result.details or {}).get("fault")))
 
 
 def grade_hint(result) -> str | None:
-    """The hint msgid for a result: the check's own, else one for the kind of problem."""
+    """The hint msgid for a result: the check's own, else one for its cause."""
+    if result.cause == Cause.CHECK_BUG or result.status in (Status.PASSED, Status.SKIPPED):
+        return None
     if result.hint:
         return result.hint
-    kind = fault_kind(result)
-    if kind is not None:
-        return {"timeout": M.HINT_TIMEOUT, "crash": M.HINT_CRASH, "resources": M.HINT_RESOURCES,
-                "output": M.HINT_OUTPUT, "forbidden": M.HINT_FORBIDDEN,
-                "import": M.IMPORT_HINT}.get(kind, M.HINT_CRASH)
-    if result.status == "failed" and "is missing" in (result.message or ""):
+    if result.cause == Cause.FAULT:
+        return FAULT_HINTS[FaultKind.of((result.details or {}).get("fault"))]
+    if result.cause == Cause.IMPORT_ERROR:
+        return M.IMPORT_HINT
+    if result.cause == Cause.MISSING_FUNCTION:
         return M.HINT_MISSING
-    if result.status == "failed" and (result.message or "").startswith("raised "):
-        return M.HINT_RAISED
+    if result.cause == Cause.RAISED:
+        return hints.RAISED
+    if result.cause == Cause.BUDGET:
+        return M.HINT_BUDGET
     return None
+
+
+def split_cents(points: Fraction, n: int) -> list[int]:
+    """`points` split over `n` parts in whole cents, by largest remainder (first parts first)."""
+    total = int(round(points * 100))
+    base, extra = divmod(total, n)
+    return [base + (1 if i < extra else 0) for i in range(n)]
+
+
+def cents(c: int) -> float:
+    return round(c / 100, 2)
 
 
 def build(spec, results, *, meta: dict) -> dict:
@@ -71,7 +99,7 @@ def build(spec, results, *, meta: dict) -> dict:
             members[g].append(i)
 
     group_rows, empty = [], []
-    share: dict[str, Fraction] = {}
+    share: dict[tuple[str, int], int] = {}   # (group, result index) -> cents
     for g in order:
         info = groups[g]
         n = len(members[g])
@@ -80,45 +108,76 @@ def build(spec, results, *, meta: dict) -> dict:
             if points:
                 empty.append(g)
             continue
-        passed = sum(1 for i in members[g] if results[i].status == "passed")
-        share[g] = points / n
+        for i, c in zip(members[g], split_cents(points, n)):
+            share[g, i] = c
+        earned = sum(share[g, i] for i in members[g] if earns_points(results[i]))
         group_rows.append({
-            "id": g, "title": info.get("title", g), "points": _r(points),
-            "score": _r(points * passed / n), "passed": passed, "checks": n,
-            "visibility": info.get("visibility", "visible"),
+            "id": g, "title": info.get("title", g), "points": cents(sum(share[g, i]
+                                                                        for i in members[g])),
+            "score": cents(earned),
+            "passed": sum(1 for i in members[g] if results[i].status == Status.PASSED),
+            "checks": n, "visibility": info.get("visibility", "visible"),
         })
 
     checks = []
     group_index = {row["id"]: k for k, row in enumerate(group_rows, 1)}
     counters: dict[str, int] = {}
+    total = maximum = 0
     for i, r in enumerate(results):
         gs = check_groups[i]
         first = gs[0] if gs else None
         counters[first] = counters.get(first, 0) + 1
-        max_score = sum((share.get(g, Fraction(0)) for g in gs), Fraction(0))
+        max_c = sum(share.get((g, i), 0) for g in gs)
+        got_c = max_c if earns_points(r) else 0
+        total, maximum = total + got_c, maximum + max_c
         vis = max((groups[g].get("visibility", "visible") for g in gs),
                   key=lambda v: _VIS_RANK.get(v, 2), default="visible")
         sections = []
         for cl in r.clauses:
             c = clause_by_id.get(cl)
             if c is not None:
-                sections.append({"clause": cl, "section": c.source, "statement": c.statement})
+                sections.append({"clause": cl, "section": c.source, "statement": c.statement,
+                                 "statements": _statements(c)})
         checks.append({
             "id": r.check_id, "clauses": list(r.clauses), "groups": gs,
             "number": f"{group_index.get(first, 0)}.{counters[first]}",
-            "status": r.status, "message": r.message or "", "example": r.example,
+            "status": str(r.status), "cause": str(r.cause) if r.cause else None,
+            "problem": is_problem(r.status, r.cause),
+            "message": r.message or "", "template": r.template, "fields": _plain(r.fields),
+            "details": _plain(r.details or {}), "example": r.example,
             "reproducer": r.reproducer, "hint": grade_hint(r), "sections": sections,
-            "score": _r(max_score if r.status == "passed" else 0), "max_score": _r(max_score),
+            "score": cents(got_c), "max_score": cents(max_c),
+            "shares": {g: cents(share.get((g, i), 0)) for g in gs},
             "visibility": vis, "duration_s": round(r.duration_s, 3),
         })
 
-    exact = sum((share[g] * sum(1 for i in members[g] if results[i].status == "passed")
-                 for g in share), Fraction(0))
-    max_score = sum((Fraction(str(row["points"])) for row in group_rows), Fraction(0))
     return {
         **meta,
-        "score": _r(exact), "max_score": _r(max_score),
+        "score": cents(total), "max_score": cents(maximum),
         "groups": group_rows, "groups_without_checks": empty, "checks": checks,
-        "counts": {s: sum(1 for r in results if r.status == s)
-                   for s in ("passed", "failed", "error", "skipped")},
+        "counts": {str(s): sum(1 for r in results if r.status == s) for s in Status},
+        "check_bugs": sum(1 for r in results if r.cause == Cause.CHECK_BUG),
     }
+
+
+def _statements(clause) -> dict:
+    """The clause's statement per language (the spec's `statement` and its translations)."""
+    out = {"en": clause.statement}
+    out.update(getattr(clause, "translations", None) or {})
+    return out
+
+
+def _plain(value):
+    import numpy as np
+
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)

@@ -29,7 +29,10 @@ def test_messages_name_shape_dtype_and_call():
     x = np.zeros((3, 4), np.float32)
     with pytest.raises(ConformanceError) as info:
         assert_bitwise_equal("out", x, np.zeros((3, 5), np.float32), "lookup(table, ids)")
-    assert str(info.value) == "out.shape=(3, 4), but should be (3, 5) [lookup(table, ids)]"
+    assert str(info.value) == "out.shape=(3, 4), but should be (3, 5)"
+    assert info.value.call == "lookup(table, ids)"
+    assert info.value.template == "{name}.shape={got}, but should be {want}"
+    assert info.value.fields == {"name": "out", "got": (3, 4), "want": (3, 5)}
     with pytest.raises(ConformanceError, match=r"out.dtype=float64, but should be float32"):
         assert_bitwise_equal("out", x.astype(np.float64), x, "f()")
 
@@ -49,14 +52,16 @@ def test_raises_distinguishes_wrong_type_and_no_error():
     def wrong(_):
         raise ValueError("nope")
 
-    with pytest.raises(ConformanceError, match=r"raised ValueError\('nope'\), but should raise IndexError"):
+    with pytest.raises(ConformanceError, match=r"raised ValueError\('nope'\), but should raise IndexError") as info:
         assert_raises(IndexError, wrong, 1, call="wrong(1)")
+    assert info.value.cause == "wrong_exception"
     assert isinstance(assert_raises(LookupError, lambda: [][1], call="x"), IndexError)
 
 
 def test_call_repr_inlines_small_arrays_only():
-    s = call_repr("lookup", np.arange(3), np.zeros((100, 4), np.float32), k=2)
-    assert s == "lookup(np.array([0, 1, 2], dtype=int64), float32(100, 4), k=2)"
+    s = call_repr("lookup", np.zeros((100, 4), np.float32), np.arange(3), k=2)
+    assert s == ("lookup(table=<float32 array of shape (100, 4)>, "
+                 "token_ids=np.array([0, 1, 2], dtype=np.int64), k=2)")
 
 
 def test_scaled_tolerance_rejects_a_dropped_term_but_not_roundoff():

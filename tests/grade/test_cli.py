@@ -41,8 +41,13 @@ def test_same_submission_same_checks_same_score(correct_report, spec):
 @pytest.mark.parametrize("lang, word", [("en", "Course section"), ("nl", "Cursustekst"),
                                         ("ko", "강의 본문")])
 def test_feedback_languages(correct_report, lang, word):
+    from graders.grade import messages as M
+    from graders.grade.i18n import translator
+
     text = formats.render(correct_report, "text", lang)
-    assert word in text
+    assert translator(lang)(M.NOTHING_WRONG) in text          # a perfect submission
+    assert text.count(translator(lang)(M.TOTAL_SCORE, score=100, max_score=100)) == 1
+    assert M.WHAT_WENT_WRONG not in text and translator(lang)(M.WHAT_WENT_WRONG) not in text
     gs = json.loads(formats.render(correct_report, "gradescope", lang))
     assert any(word in t["output"] for t in gs["tests"])
 
@@ -59,7 +64,7 @@ def test_cli_writes_every_format(tmp_path, capsys):
             data = json.loads(text)
             assert data["score"] == 10
             failed = [t for t in data["tests"] if t["status"] == "failed"]
-            assert "function lookup is missing" in failed[0]["output"]
+            assert "functie lookup ontbreekt" in failed[0]["output"]          # Dutch message
             assert "Tip:" in failed[0]["output"]                     # Dutch label
             assert "Een Eerste Laag Na een Tokenizer" in failed[0]["output"]  # Dutch section
         elif fmt == "junit":

@@ -32,8 +32,8 @@ def _backward(impl, ids, grad, vocab, context):
     # (EMB-PURE-01 reports the mutation itself).
     res = impl.embed_backward(ids.copy(), grad.copy(), vocab, context)
     if not isinstance(res, (tuple, list)) or len(res) != 2:
-        fail(f"embed_backward returned {type(res).__name__}, but should return a pair "
-             f"(grad_token_table, grad_position_table)", call)
+        fail("embed_backward returned a {type}, but should return a pair "
+             "(grad_token_table, grad_position_table)", call, type=type(res).__name__)
     return as_array("grad_token", res[0], call), as_array("grad_position", res[1], call), call
 
 
@@ -85,7 +85,7 @@ def token_gradient_zero_rows(impl, spec):
         gtok, _, call = _backward(impl, ids, grad, vocab, context)
         assert_shape("grad_token", gtok, (vocab, grad.shape[-1]), call)
         absent = np.setdiff1d(np.arange(vocab), ids.reshape(-1))
-        assert_equal(f"grad_token[absent ids]", gtok[absent], np.zeros_like(gtok[absent]), call)
+        assert_equal("grad_token[absent_ids]", gtok[absent], np.zeros_like(gtok[absent]), call)
 
     prop()
 
@@ -137,7 +137,7 @@ def gradient_shapes(impl, spec):
         d = grad.shape[-1]
         assert_shape("grad_token", gtok, (vocab, d), call)
         assert_shape("grad_position", gpos, (context, d), call)
-        assert_dtype("grad_token", gtok, np.float32, call, )
+        assert_dtype("grad_token", gtok, np.float32, call)
         assert_dtype("grad_position", gpos, np.float32, call)
 
     prop()

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, strategies as st
 
 from .. import hints, strategies as S
-from ..assertions import (as_array, assert_bitwise_equal, assert_dtype, assert_equal,
+from ..assertions import (PARAMETERS, as_array, assert_dtype, assert_equal,
                           assert_raises, assert_shape, call_repr, fail)
 from ..registry import check
 
@@ -22,6 +22,20 @@ def draw_problem(data, spec, *, batched=None):
 def _embed(impl, ids, tok, pos):
     call = call_repr("embed", ids, tok, pos)
     return as_array("x", impl.embed(ids.copy(), tok.copy(), pos.copy()), call), call
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return (a.shape == b.shape and a.dtype == b.dtype
+            and np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b).tobytes())
+
+
+def _as_float32(x):
+    """The values of `x` as float32: the dtype is EMB-DTYPE-01's concern, not the values'.
+
+    A float32 sum computed in float64 and rounded once to float32 is the float32 sum (double
+    rounding is innocuous for one addition), so only a wrong value changes the comparison.
+    """
+    return x.astype(np.float32) if x.dtype.kind == "f" and x.dtype != np.float32 else x
 
 
 def _position_hint(x, ids, tok, pos):
@@ -43,7 +57,7 @@ def embed_adds_position_rows(impl, spec):
         ids, tok, pos = draw_problem(data, spec)
         x, call = _embed(impl, ids, tok, pos)
         want = tok[ids] + pos[: ids.shape[-1]]
-        assert_equal("x", x, want, call, hint=_position_hint(x, ids, tok, pos))
+        assert_equal("x", _as_float32(x), want, call, hint=_position_hint(x, ids, tok, pos))
 
     prop()
 
@@ -68,7 +82,7 @@ def sequence_longer_than_context(impl, spec):
 
     @given(data=st.data())
     def prop(data):
-        context = data.draw(st.integers(1, 16), label="context_length")
+        context = data.draw(S.dim(spec.model.context_length, 16), label="context_length")
         extra = data.draw(st.integers(1, 8), label="T - context")
         batched = data.draw(st.booleans(), label="batched")
         t = context + extra
@@ -113,9 +127,10 @@ def inputs_not_mutated(impl, spec):
             call = call_repr(fn, *args)
             getattr(impl, fn)(*args)
             for i, (a, b) in enumerate(zip(args, before)):
-                if isinstance(a, np.ndarray):
-                    assert_bitwise_equal(f"argument {i} after the call", a, b, call,
-                                         hint=hints.MUTATION)
+                if isinstance(a, np.ndarray) and not _same_bits(a, b):
+                    fail("{function}() modified its argument {argument}: it must leave its "
+                         "inputs as they were", call, hints.MUTATION, function=fn,
+                         argument=PARAMETERS[fn][i])
 
     prop()
 
@@ -152,4 +167,5 @@ def forward_pass_at_real_size(impl, spec):
     ids[:2] = (0, m.vocab_size - 1)
     x, call = _embed(impl, ids, tok, pos)
     assert_shape("x", x, (m.context_length, m.d_model), call)
-    assert_bitwise_equal("x", x, tok[ids] + pos, call, hint=_position_hint(x, ids, tok, pos))
+    assert_equal("x", _as_float32(x), tok[ids] + pos, call,
+                 hint=_position_hint(x, ids, tok, pos))

@@ -28,6 +28,16 @@ def _lookup(impl, table, ids):
     return as_array("out", impl.lookup(table.copy(), ids.copy()), call), call
 
 
+def _values(out, dtype):
+    """`out` in the table's dtype when it is another float type: only EMB-DTYPE-01 (checked by
+    lookup_shape_and_dtype) is about the dtype; a float32 row widened to float64 and back keeps
+    every bit (NaN, -0.0, inf and subnormals included)."""
+    if out.dtype != dtype and out.dtype.kind == "f" and np.dtype(dtype).kind == "f" \
+            and out.dtype.itemsize > np.dtype(dtype).itemsize:
+        return out.astype(dtype)
+    return out
+
+
 def _wrong_row_hint(out, table, ids):
     """Name the common bug when every row came from ids shifted by one."""
     for shift in (1, -1):
@@ -47,7 +57,8 @@ def lookup_selects_row(impl, spec):
         shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, max_side=8), label="ids shape")
         ids = data.draw(S.ids(table.shape[0], shape), label="token_ids")
         out, call = _lookup(impl, table, ids)
-        assert_bitwise_equal("out", out, table[ids], call, hint=_wrong_row_hint(out, table, ids))
+        assert_bitwise_equal("out", _values(out, table.dtype), table[ids], call,
+                             hint=_wrong_row_hint(out, table, ids))
 
     prop()
 
@@ -150,22 +161,21 @@ def lookup_permutation_equivariant(impl, spec):
 
 @check("CFG-VOCAB-01", "CFG-DMODEL-01", "CFG-CONTEXT-01", requires=("lookup", "embed"))
 def spec_sizes_accepted(impl, spec):
-    """At the spec's real sizes ids 0 and V-1 and T = context work; V and context+1 do not."""
+    """At the spec's real sizes ids 0 and V-1 and T = context work.
+
+    That id V and context + 1 positions are rejected is EMB-ERR-01's and EMB-ERR-03's property
+    (their checks draw the spec's sizes too), so a missing range check costs points once.
+    """
     m = spec.model
     tok = S.table(7, m.vocab_size, m.d_model)
     pos = S.table(8, m.context_length, m.d_model)
     edge = np.array([0, m.vocab_size - 1], dtype=np.int64)
     out, call = _lookup(impl, tok, edge)
     assert_shape("out", out, (2, m.d_model), call)
-    assert_bitwise_equal("out", out, tok[edge], call)
-    assert_raises(IndexError, impl.lookup, tok, np.array([m.vocab_size]),
-                  call=call_repr("lookup", tok, np.array([m.vocab_size])), hint=hints.WRAP_AROUND)
+    assert_bitwise_equal("out", _values(out, tok.dtype), tok[edge], call)
     ids = np.arange(m.context_length, dtype=np.int64) % m.vocab_size
     call = call_repr("embed", ids, tok, pos)
     x = as_array("x", impl.embed(ids, tok, pos), call)
     assert_shape("x", x, (m.context_length, m.d_model), call)
-    longer = np.zeros(m.context_length + 1, dtype=np.int64)
-    assert_raises(ValueError, impl.embed, longer, tok, pos,
-                  call=call_repr("embed", longer, tok, pos), hint=hints.CONTEXT)
     if not np.isfinite(x).all():
         fail("x has non-finite values for finite tables", call)

@@ -18,14 +18,16 @@ def _count(impl, fn: str, *args) -> int:
     call = call_repr(fn, *args)
     got = getattr(impl, fn)(*args)
     if isinstance(got, bool) or not isinstance(got, numbers.Integral):
-        fail(f"{fn} returned {type(got).__name__} {got!r}, but should return an int", call)
+        fail("{function} returned {type} {got!r}, but should return an int", call,
+             function=fn, type=type(got).__name__, got=got)
     return int(got)
 
 
 def _expect(impl, fn: str, args: tuple, want: int) -> None:
     got = _count(impl, fn, *args)
     if got != want:
-        fail(f"{fn}(...)={got:,}, but should be {want:,}", call_repr(fn, *args))
+        fail("{function}(...)={got:,}, but should be {want:,}", call_repr(fn, *args),
+             function=fn, got=got, want=want)
 
 
 _D_MODELS = st.integers(1, 4096)
@@ -97,9 +99,11 @@ def parameter_shares(impl, spec):
                         ("embedding_share_percent", 100 * emb / m.total_params)):
         want = q[name]
         if round_half_up(value, want.decimals or 0) != want.value:
-            fail(f"{name}: {value:.4f} % rounds to {round_half_up(value, want.decimals or 0)}, "
-                 f"but the course states {want.value} % ({want.clause})")
+            fail("{name}: {value:.4f} % rounds to {rounded}, but the course states "
+                 "{stated} % ({clause})", name=name, value=value,
+                 rounded=round_half_up(value, want.decimals or 0), stated=want.value,
+                 clause=want.clause)
     # Tying the output projection to the token table saves exactly the token table.
     if tok != q["tied_savings_params"].value:
-        fail(f"a tied model saves {tok:,} parameters by the implementation's count, but the spec "
-             f"says {q['tied_savings_params'].value:,} (PAR-UNTIED-01)")
+        fail("a tied model saves {got:,} parameters by the implementation's count, but the "
+             "spec says {want:,} (PAR-UNTIED-01)", got=tok, want=q["tied_savings_params"].value)
