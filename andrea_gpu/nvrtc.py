@@ -1,15 +1,22 @@
-"""Compile CUDA sources with NVRTC through CuPy's low-level binding, with or without a GPU.
+"""Compile CUDA sources with NVRTC, with or without a GPU.
 
-``cupy.RawModule`` needs a device even to compile, but NVRTC itself does not: this module
-drives ``cupy_backends.cuda.libs.nvrtc`` (createProgram / compileProgram / getCUBIN) directly,
-so CI machines without a GPU still compile every kernel for the real target (sm_90 by default)
-and report the compiler's log. NVRTC's shared library comes from the ``nvidia-cuda-nvrtc`` wheel
-or a CUDA toolkit that has ``libnvrtc.so``; without either, ``NvrtcUnavailable`` says so.
+``cupy.RawModule`` needs a device even to compile, but NVRTC itself does not: this module calls
+``libnvrtc`` directly through ctypes (createProgram / compileProgram / getCUBIN), so CI machines
+without a GPU still compile every kernel for the real target (sm_90 by default) and report the
+compiler's log. It needs nothing but the standard library, so the grading worker can use it with
+only NVRTC's library in its sandbox. The library comes from the ``nvidia-cuda-nvrtc`` wheel
+(found on ``sys.path``) or a CUDA toolkit that has ``libnvrtc.so``; without either,
+``NvrtcUnavailable`` says so.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import importlib.util
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 DEFAULT_ARCH = "sm_90"
 #: Options for every compile: C++17 and the device's fast paths kept IEEE (no -use_fast_math).
@@ -17,7 +24,7 @@ OPTIONS = ("--std=c++17",)
 
 
 class NvrtcUnavailable(RuntimeError):
-    """CuPy or the NVRTC library cannot be loaded on this machine."""
+    """The NVRTC library cannot be loaded on this machine."""
 
 
 @dataclass(frozen=True)
@@ -27,50 +34,61 @@ class CompileResult:
     cubin: bytes | None
 
 
-def _preload_wheel_library() -> None:
-    """Load libnvrtc from the nvidia-cuda-nvrtc wheel found on sys.path.
-
-    CuPy's library finder looks in site.getsitepackages(); an isolated interpreter (the
-    grader's worker runs with -S and its own sys.path) has the wheel on sys.path but not there.
-    A library that is already loaded is the finder's first choice, so loading it here suffices.
-    """
-    import ctypes
-    import importlib.util
-    from pathlib import Path
-
+def _candidates() -> list[str]:
+    out = []
     try:
         found = importlib.util.find_spec("nvidia")
     except (ImportError, ValueError):
-        return
+        found = None
     for root in (found.submodule_search_locations or []) if found else []:
-        for lib in sorted(Path(root).glob("*/lib/libnvrtc.so.*")):
-            if "builtins" not in lib.name:
-                ctypes.CDLL(str(lib), mode=ctypes.RTLD_GLOBAL)
-                return
+        out += [str(p) for p in sorted(Path(root).glob("*/lib/libnvrtc.so*"))
+                if "builtins" not in p.name]
+    out += ["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"]
+    lib = ctypes.util.find_library("nvrtc")
+    if lib:
+        out.append(lib)
+    return out
 
 
-def _binding():
-    try:
-        from cupy_backends.cuda.libs import nvrtc
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise NvrtcUnavailable(f"CuPy is not installed ({exc}); install the 'gpu' extra") from None
-    try:
-        nvrtc.getVersion()
-    except Exception:  # not found where CuPy looks: try the wheel on sys.path, then give up
-        _preload_wheel_library()
-    try:
-        nvrtc.getVersion()
-    except Exception as exc:
-        raise NvrtcUnavailable(
-            "NVRTC's shared library (libnvrtc.so.13) was not found: install the "
-            f"'nvidia-cuda-nvrtc' wheel (pip install 'nvidia-cuda-nvrtc>=13,<14') ({exc})"
-        ) from None
-    return nvrtc
+@lru_cache(maxsize=None)
+def _lib():
+    errors = []
+    for cand in _candidates():
+        try:
+            lib = ctypes.CDLL(cand)
+        except OSError as exc:
+            errors.append(str(exc))
+            continue
+        p, s, i = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
+        lib.nvrtcCreateProgram.argtypes = [ctypes.POINTER(p), ctypes.c_char_p, ctypes.c_char_p,
+                                           i, p, p]
+        lib.nvrtcCompileProgram.argtypes = [p, i, ctypes.POINTER(ctypes.c_char_p)]
+        lib.nvrtcGetProgramLogSize.argtypes = [p, ctypes.POINTER(s)]
+        lib.nvrtcGetProgramLog.argtypes = [p, ctypes.c_char_p]
+        lib.nvrtcGetCUBINSize.argtypes = [p, ctypes.POINTER(s)]
+        lib.nvrtcGetCUBIN.argtypes = [p, ctypes.c_char_p]
+        lib.nvrtcDestroyProgram.argtypes = [ctypes.POINTER(p)]
+        lib.nvrtcVersion.argtypes = [ctypes.POINTER(i), ctypes.POINTER(i)]
+        lib.nvrtcGetErrorString.restype = ctypes.c_char_p
+        return lib
+    raise NvrtcUnavailable(
+        "NVRTC's shared library (libnvrtc.so.13) was not found: install the "
+        "'nvidia-cuda-nvrtc' wheel (pip install 'nvidia-cuda-nvrtc>=13,<14')"
+        + (f" ({errors[0]})" if errors else ""))
+
+
+def _check(lib, status: int, what: str) -> None:
+    if status != 0:
+        msg = lib.nvrtcGetErrorString(status)
+        raise RuntimeError(f"NVRTC {what} failed: {msg.decode() if msg else status}")
 
 
 def version() -> tuple[int, int]:
     """NVRTC's (major, minor) version; raises NvrtcUnavailable."""
-    return tuple(_binding().getVersion())
+    lib = _lib()
+    major, minor = ctypes.c_int(), ctypes.c_int()
+    _check(lib, lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)), "nvrtcVersion")
+    return major.value, minor.value
 
 
 def compile_source(source: str, name: str = "kernel.cu", arch: str = DEFAULT_ARCH,
@@ -78,18 +96,25 @@ def compile_source(source: str, name: str = "kernel.cu", arch: str = DEFAULT_ARC
     """Compile CUDA text to a cubin for `arch`; never raises for compile errors (ok=False + log)."""
     if not isinstance(source, str):
         raise TypeError(f"source must be a str, got {type(source).__name__}")
-    nvrtc = _binding()
-    prog = nvrtc.createProgram(source, name, [], [])
+    lib = _lib()
+    prog = ctypes.c_void_p()
+    _check(lib, lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), 0,
+                                       None, None), "nvrtcCreateProgram")
     try:
-        try:
-            nvrtc.compileProgram(prog, [f"--gpu-architecture={arch}", *options])
-            ok = True
-        except nvrtc.NVRTCError:
-            ok = False
-        log = nvrtc.getProgramLog(prog)
-        if isinstance(log, bytes):
-            log = log.decode(errors="replace")
-        cubin = nvrtc.getCUBIN(prog) if ok else None
+        opts = [f"--gpu-architecture={arch}".encode(), *(o.encode() for o in options)]
+        argv = (ctypes.c_char_p * len(opts))(*opts)
+        ok = lib.nvrtcCompileProgram(prog, len(opts), argv) == 0
+        size = ctypes.c_size_t()
+        _check(lib, lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size)), "nvrtcGetProgramLogSize")
+        buf = ctypes.create_string_buffer(max(size.value, 1))
+        _check(lib, lib.nvrtcGetProgramLog(prog, buf), "nvrtcGetProgramLog")
+        log = buf.value.decode(errors="replace")
+        cubin = None
+        if ok:
+            _check(lib, lib.nvrtcGetCUBINSize(prog, ctypes.byref(size)), "nvrtcGetCUBINSize")
+            out = ctypes.create_string_buffer(size.value)
+            _check(lib, lib.nvrtcGetCUBIN(prog, out), "nvrtcGetCUBIN")
+            cubin = out.raw
         return CompileResult(ok, log.rstrip("\x00").strip(), cubin)
     finally:
-        nvrtc.destroyProgram(prog)
+        lib.nvrtcDestroyProgram(ctypes.byref(prog))

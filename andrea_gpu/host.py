@@ -1,0 +1,620 @@
+"""The host side of a kernel submission: a student's .cu file behind the Python contract.
+
+This module is the **kernel runtime** the grading worker receives (with ``backend.py``,
+``nvrtc.py`` and ``executor/``): it imports only numpy, the standard library and those modules,
+never the reference (``andrea_ref``), the spec or the reference kernels. What it needs from
+them comes in as data:
+
+* the kernel contract: the spec's ``kernels:`` mapping (entry point names, parameter types,
+  launch shapes), as a plain dict (the grader writes it as JSON);
+* the argument checks (``validate``): a module with ``table``, ``token_ids``, ``sequence``
+  and ``backward_args`` raising the contract's errors (andrea_ref's ``validate.py``, which holds
+  no reference computation).
+
+It provides
+
+* ``check_includes(text, name)``: a kernel source may include only a short list of standard
+  and CUDA headers; anything else (a path, a macro, ``__has_include``, ``#pragma GCC
+  dependency``, inline assembly, which can pull in files with ``.incbin``) is refused with a
+  compiler-style message, before NVRTC or the host compiler ever sees the text;
+* ``compile_kernel_source(path, contract) -> (ok, log)``: that check, then an NVRTC compile for
+  the contract's arch with a generated signature check per entry point;
+* ``load_kernel_submission(path, contract, validate) -> KernelHost``: lookup, embed and
+  embed_backward launching the submitted kernels (float32; other dtypes are computed here
+  with numpy, the kernel contract being float32), each valid call with the next of the
+  contract's test launch shapes. Out-of-range ids are **not** stopped on the host: the kernels
+  are launched with them, mixed with good ids, on every test shape, and must not touch memory
+  out of bounds, must leave the smallest flat index of a bad id in ``*bad`` and must still get
+  the good rows right; only then does the call raise the contract's IndexError. A kernel that
+  fails raises ``KernelContractError`` (or the executor's ``OutOfBoundsError``) instead.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .backend import get_backend
+from .executor.build import BuildError, kernel_names
+
+MAX_SOURCE_BYTES = 1 << 20
+INT32_MAX = int(np.iinfo(np.int32).max)
+INT32_MIN = int(np.iinfo(np.int32).min)
+
+#: Headers a kernel source may include (angle brackets only): the C/C++ standard headers a
+#: kernel might want and CUDA's own. Everything else is refused.
+ALLOWED_HEADERS = frozenset({
+    "cstdint", "stdint.h", "cstddef", "stddef.h", "climits", "limits.h", "cfloat", "float.h",
+    "cmath", "math.h", "cstdio", "stdio.h", "cstring", "string.h", "cassert", "assert.h",
+    "type_traits", "limits", "utility",
+    "cuda_runtime.h", "cuda.h", "device_launch_parameters.h", "cuda_runtime_api.h",
+    "vector_types.h", "math_constants.h",
+})
+_ALLOWED_DIRECTIVES = frozenset({"define", "undef", "if", "ifdef", "ifndef", "elif", "else",
+                                 "endif", "error", "warning", "line", "pragma", "include", ""})
+_ALLOWED_PRAGMAS = ("unroll", "once", "nounroll")
+_FORBIDDEN_WORDS = re.compile(r"\b(__has_include|__has_include_next|_Pragma|__pragma|asm|__asm|"
+                              r"__asm__|__builtin_FILE|__builtin_LINE)\b")
+
+
+class SubmissionError(ValueError):
+    """A kernel submission cannot be used (unreadable, missing entry points, does not compile).
+
+    ``log`` holds the compiler output where there is one.
+    """
+
+    def __init__(self, message: str, log: str = ""):
+        self.log = log
+        super().__init__(message + (f"\n{log.strip()}" if log.strip() else ""))
+
+
+class KernelContractError(RuntimeError):
+    """A kernel broke the contract's rule for out-of-range ids (never an IndexError)."""
+
+
+# ----------------------------------------------------------------------------- the contract
+@dataclass(frozen=True)
+class EntryPoint:
+    name: str
+    params: tuple[tuple[str, str], ...]  # (name, C type)
+    grid: str
+    computes: str
+
+    def signature(self) -> str:
+        args = ", ".join(f"{t} {n}" for n, t in self.params)
+        return f'extern "C" __global__ void {self.name}({args})'
+
+
+@dataclass(frozen=True)
+class KernelContract:
+    arch: str
+    entry_points: tuple[EntryPoint, ...]
+    test_shapes: tuple[tuple, ...]
+    rule: str
+
+    @classmethod
+    def from_data(cls, raw: dict) -> "KernelContract":
+        """From the spec's ``kernels:`` mapping (or its JSON copy)."""
+        try:
+            eps = tuple(EntryPoint(e["name"], tuple((p["name"], p["type"]) for p in e["params"]),
+                                   e["grid"], e["computes"]) for e in raw["entry_points"])
+            shapes = tuple(tuple(s) for s in raw["launch"]["test_shapes"])
+            return cls(raw["arch"], eps, shapes, raw["launch"]["rule"])
+        except (KeyError, TypeError) as exc:
+            raise SubmissionError(f"the kernel contract is incomplete (missing {exc})") from None
+
+    def entry(self, name: str) -> EntryPoint:
+        for ep in self.entry_points:
+            if ep.name == name:
+                return ep
+        raise SubmissionError(f"the kernel contract has no entry point {name}")
+
+    def check_source(self) -> str:
+        """C++ appended to a submission: one static_assert per entry point's signature."""
+        lines = ["", "// ---- andrea kernel contract: signature checks (generated) ----",
+                 "template <typename A, typename B> struct andrea_contract_same "
+                 "{ static const bool value = false; };",
+                 "template <typename A> struct andrea_contract_same<A, A> "
+                 "{ static const bool value = true; };"]
+        for ep in self.entry_points:
+            types = ", ".join(t for _, t in ep.params)
+            lines.append(f"static_assert(andrea_contract_same<decltype(&{ep.name}), "
+                         f"void (*)({types})>::value, \"{ep.name} must be declared as: "
+                         f"{ep.signature().replace(chr(34), chr(92) + chr(34))}\");")
+        return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- source checks
+def _logical_lines(text: str) -> list[tuple[int, str]]:
+    """(first physical line number, text) of each logical line: line splices joined, comments
+    blanked (string and character literals respected), as the preprocessor sees them."""
+    joined, starts, line = [], [], 1
+    buf, start = [], 1
+    for raw in text.split("\n"):
+        if not buf:
+            start = line
+        if raw.endswith("\\"):
+            buf.append(raw[:-1])
+        else:
+            buf.append(raw)
+            joined.append("".join(buf))
+            starts.append(start)
+            buf = []
+        line += 1
+    if buf:
+        joined.append("".join(buf))
+        starts.append(start)
+    out, in_block = [], False
+    for num, s in zip(starts, joined):
+        res, i, n = [], 0, len(s)
+        while i < n:
+            if in_block:
+                end = s.find("*/", i)
+                if end < 0:
+                    i = n
+                    continue
+                res.append(" ")
+                i, in_block = end + 2, False
+            elif s.startswith("/*", i):
+                in_block, i = True, i + 2
+            elif s.startswith("//", i):
+                break
+            elif s[i] in "\"'":
+                q, j = s[i], i + 1
+                while j < n and s[j] != q:
+                    j += 2 if s[j] == "\\" else 1
+                res.append(s[i:j + 1])
+                i = j + 1
+            else:
+                res.append(s[i])
+                i += 1
+        out.append((num, "".join(res)))
+    return out
+
+
+def check_includes(text: str, name: str) -> None:
+    """Refuse any way of reaching a file outside the submission (see the module docstring).
+
+    Raises SubmissionError whose log reads like a compiler's: ``name:LINE: error: ...``.
+    """
+    errors = []
+    if "??=" in text or "??/" in text:
+        errors.append((1, "trigraphs (??= ??/) are not accepted"))
+    for num, line in _logical_lines(text):
+        stripped = line.lstrip()
+        directive = None
+        if stripped.startswith("#"):
+            directive = stripped[1:]
+        elif stripped.startswith("%:"):
+            directive = stripped[2:]
+        if directive is not None:
+            word = re.match(r"\s*([A-Za-z_]\w*)?", directive)
+            dname = (word.group(1) or "") if word else ""
+            rest = directive[word.end():].strip() if word else ""
+            if dname not in _ALLOWED_DIRECTIVES:
+                errors.append((num, f"#{dname} is not allowed in a kernel submission"))
+            elif dname == "include":
+                m = re.fullmatch(r"<([A-Za-z0-9_./]+)>", rest)
+                if not m or m.group(1) not in ALLOWED_HEADERS:
+                    errors.append((num, f"#include {rest[:80]} is not allowed: a kernel "
+                                        f"submission is one self-contained file and may include "
+                                        f"only standard or CUDA headers such as <cstdint> or "
+                                        f"<cuda_runtime.h>"))
+            elif dname == "pragma":
+                if not rest.split() or rest.split()[0] not in _ALLOWED_PRAGMAS:
+                    errors.append((num, f"#pragma {rest[:40]} is not allowed (only #pragma "
+                                        f"unroll and #pragma once are)"))
+            continue
+        # outside string literals: words that reach files or raw assembly
+        code = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', '""', line)
+        m = _FORBIDDEN_WORDS.search(code)
+        if m:
+            errors.append((num, f"'{m.group(1)}' is not allowed in a kernel submission "
+                                f"(no inline assembly, no file or pragma tricks)"))
+    if errors:
+        log = "\n".join(f"{name}:{num}: error: {msg}" for num, msg in errors[:20])
+        raise SubmissionError(f"kernel submission {name} was refused", log)
+
+
+def read_source(path) -> tuple[str, str]:
+    """(text, file name) of a submitted .cu file; SubmissionError when unusable."""
+    p = Path(path)
+    if not p.is_file():
+        raise SubmissionError(f"kernel submission {p.name}: no such file")
+    data = p.read_bytes()
+    if len(data) > MAX_SOURCE_BYTES:
+        raise SubmissionError(f"kernel submission {p.name}: {len(data)} bytes, more than the "
+                              f"{MAX_SOURCE_BYTES} allowed")
+    try:
+        return data.decode("utf-8"), p.name
+    except UnicodeDecodeError:
+        raise SubmissionError(f"kernel submission {p.name}: not UTF-8 text") from None
+
+
+def _missing(text: str, contract: KernelContract) -> list[str]:
+    defined = set(kernel_names(text))
+    return [ep.signature() for ep in contract.entry_points if ep.name not in defined]
+
+
+def compile_kernel_source(path, contract: KernelContract, *,
+                          arch: str | None = None) -> tuple[bool, str]:
+    """Check includes, then compile a submitted .cu with NVRTC (no GPU needed).
+
+    Returns (ok, compiler log or feedback); the log names refused includes, missing entry
+    points and signature mismatches as well as compile errors. Raises SubmissionError for an
+    unreadable file and NvrtcUnavailable when NVRTC cannot be loaded (a problem of the machine,
+    not of the submission).
+    """
+    from .nvrtc import compile_source
+
+    text, name = read_source(path)
+    try:
+        check_includes(text, name)
+    except SubmissionError as exc:
+        return False, exc.log
+    missing = _missing(text, contract)
+    if missing:
+        return False, ("missing kernel entry points (each must be defined as written):\n"
+                       + "\n".join(f"  {sig}" for sig in missing))
+    res = compile_source(text + contract.check_source(), name, arch or contract.arch)
+    log = res.log
+    if res.ok and 'extern "C"' not in text:
+        return False, (log + "\nentry points must be declared extern \"C\" so the grader can "
+                       "find them by name").strip()
+    return res.ok, log
+
+
+# ----------------------------------------------------------------------------- launching
+class ShapeCycle:
+    """Launch shapes from the contract's test_shapes, one after the other, launch by launch."""
+
+    def __init__(self, shapes):
+        self.shapes = tuple(shapes)
+        self._it = itertools.cycle(self.shapes)
+
+    @staticmethod
+    def resolve(shape, kind: str, n: int):
+        grid, block = shape
+        if grid == "rows":
+            grid = -(-n // int(block)) if kind == "flat" else n
+        return (max(1, min(int(grid), 65535)),), (int(block),)
+
+    def __call__(self, kind: str, n: int):
+        return self.resolve(next(self._it), kind, n)
+
+
+def _probe_ids(rows: int) -> tuple[np.ndarray, int]:
+    """Good ids with = num_rows, a negative id and INT_MAX mixed in; (ids, first bad index)."""
+    ids = np.arange(12, dtype=np.int64) % rows
+    ids[3], ids[7], ids[10] = rows, -1, INT32_MAX
+    return ids, 3
+
+
+def _flat_where(shape, flat: int) -> str:
+    return str([int(i) for i in np.unravel_index(flat, shape)]) if shape else "[]"
+
+
+class KernelHost:
+    """A kernel submission behind lookup / embed / embed_backward (see the module docstring)."""
+
+    def __init__(self, path, module, backend, contract: KernelContract, validate):
+        self.path = str(path)
+        self.contract = contract
+        self._mod = module
+        self._be = backend
+        self._validate = validate
+        self._shapes = ShapeCycle(contract.test_shapes)
+
+    @property
+    def backend(self) -> str:
+        return self._be.name
+
+    def __repr__(self):
+        return f"KernelHost({Path(self.path).name!r}, backend={self.backend!r})"
+
+    # ------------------------------------------------------------------ helpers
+    def _launch(self, name: str, kind: str, n: int, args, shape=None):
+        grid, block = (ShapeCycle.resolve(shape, kind, n) if shape is not None
+                       else self._shapes(kind, n))
+        self._be.launch(self._mod.get_function(name), grid, block, args, deterministic=True)
+        return grid[0], block[0]
+
+    def _flag(self):
+        return self._be.xp.full(1, INT32_MAX, dtype=np.int32)
+
+    def _dev(self, a):
+        return self._be.asarray(np.ascontiguousarray(a))
+
+    def _host(self, a) -> np.ndarray:
+        return np.asarray(self._be.asnumpy(a))
+
+    @staticmethod
+    def _int32(name: str, value: int) -> np.int32:
+        if value > INT32_MAX:
+            raise ValueError(f"{name} = {value} does not fit the kernels' int32 arguments "
+                             f"(at most {INT32_MAX})")
+        return np.int32(value)
+
+    def _ids32(self, ids: np.ndarray):
+        self._int32("the number of ids", ids.size)
+        flat = np.clip(ids.reshape(-1).astype(np.int64), INT32_MIN, INT32_MAX)
+        return self._dev(flat.astype(np.int32))
+
+    def _device_bad(self, bad, first: int | None, kernel: str, shape, flat: np.ndarray,
+                    where_shape, grid_block) -> None:
+        """*bad after a launch must be INT_MAX (no bad id) or the first bad flat index."""
+        got = int(self._host(bad)[0])
+        want = INT32_MAX if first is None else first
+        if got == want:
+            return
+        launch = f"(grid {grid_block[0]}, block {grid_block[1]})"
+        if first is None:
+            raise KernelContractError(
+                f"{kernel} {launch} set *bad = {got} although every id is in range")
+        bad_id = int(flat[first])
+        if got == INT32_MAX:
+            raise KernelContractError(
+                f"{kernel} {launch} did not report the out-of-range id "
+                f"token_ids{_flat_where(where_shape, first)} = {bad_id}: *bad is still INT_MAX. "
+                f"Check every id against num_rows and record the smallest flat index of a bad "
+                f"id with atomicMin(bad, i), skipping that row")
+        raise KernelContractError(
+            f"{kernel} {launch} set *bad = {got}, but the first out-of-range id is at flat "
+            f"index {first} (token_ids{_flat_where(where_shape, first)} = {bad_id}); use "
+            f"atomicMin(bad, i) so that the smallest index wins")
+
+    @staticmethod
+    def _bad_rows(flat: np.ndarray, rows: int) -> np.ndarray:
+        return (flat < 0) | (flat >= rows)
+
+    def _index_error(self, validate_call):
+        try:
+            validate_call()
+        except IndexError as exc:
+            return exc
+        return None
+
+    # ------------------------------------------------------------------ lookup
+    def lookup(self, table, token_ids):
+        v = self._validate
+        table = v.table("table", table)
+        rows, d = table.shape
+        try:
+            ids = v.token_ids(token_ids, rows)
+        except IndexError as exc:
+            if table.dtype == np.float32 and d:
+                ids = np.asarray(token_ids)
+                self._lookup_bad(table, ids)
+                for probe, _ in (_probe_ids(rows),):
+                    self._lookup_bad(table, probe)
+            raise exc from None
+        out_shape = ids.shape + (d,)
+        if ids.size == 0 or d == 0:
+            return np.empty(out_shape, dtype=table.dtype)
+        if table.dtype != np.float32:
+            return table[ids]
+        out, bad, gb = self._lookup_launch(table, ids)
+        self._device_bad(bad, None, "andrea_lookup", None, ids.reshape(-1), ids.shape, gb)
+        return self._host(out).reshape(out_shape)
+
+    def _lookup_launch(self, table, ids, shape=None):
+        rows, d = table.shape
+        n = ids.size
+        out = self._be.xp.zeros((n, d), dtype=np.float32)
+        bad = self._flag()
+        gb = self._launch("andrea_lookup", "rows", n,
+                          (self._dev(table), self._ids32(ids), out, np.int32(n),
+                           self._int32("d_model", d),
+                           self._int32("the number of table rows", rows), bad), shape)
+        return out, bad, gb
+
+    def _lookup_bad(self, table, ids):
+        rows = table.shape[0]
+        flat = ids.reshape(-1).astype(np.int64)
+        mask = self._bad_rows(flat, rows)
+        first = int(np.flatnonzero(mask)[0])
+        for shape in self.contract.test_shapes:
+            out, bad, gb = self._lookup_launch(table, ids, shape)
+            self._device_bad(bad, first, "andrea_lookup", shape, flat, ids.shape, gb)
+            got = self._host(out)
+            good = np.flatnonzero(~mask)
+            want = table[flat[good]]
+            self._good_rows("andrea_lookup", gb, got[good], want, good, ids.shape,
+                            exact=True)
+
+    def _good_rows(self, kernel, gb, got, want, good, where_shape, exact):
+        if exact:
+            ok = np.array_equal(got.view(np.uint32), want.view(np.uint32))
+        else:
+            ok = np.allclose(got, want, rtol=1e-5, atol=1e-5)
+        if not ok:
+            bad_row = next(i for i in range(len(good))
+                           if not (np.array_equal(got[i].view(np.uint32), want[i].view(np.uint32))
+                                   if exact else np.allclose(got[i], want[i], rtol=1e-5,
+                                                             atol=1e-5)))
+            raise KernelContractError(
+                f"{kernel} (grid {gb[0]}, block {gb[1]}) got the rows of good ids wrong when "
+                f"out-of-range ids are present (first at token_ids"
+                f"{_flat_where(where_shape, int(good[bad_row]))}): skip only the bad rows")
+
+    # ------------------------------------------------------------------ embed
+    def embed(self, token_ids, token_table, position_table):
+        v = self._validate
+        token_table = v.table("token_table", token_table)
+        position_table = v.table("position_table", position_table)
+        if token_table.shape[1] != position_table.shape[1]:
+            raise ValueError(f"token_table has d_model = {token_table.shape[1]} but "
+                             f"position_table has d_model = {position_table.shape[1]}")
+        if token_table.dtype != position_table.dtype:
+            raise TypeError(f"token_table is {token_table.dtype} but position_table is "
+                            f"{position_table.dtype}; give both tables one dtype")
+        rows, d = token_table.shape
+        try:
+            ids = v.token_ids(token_ids, rows)
+        except IndexError as exc:
+            raw = np.asarray(token_ids)
+            if (token_table.dtype == np.float32 and d and raw.ndim in (1, 2)
+                    and 0 < raw.shape[-1] <= position_table.shape[0]):
+                self._embed_bad(raw, token_table, position_table)
+                probe, _ = _probe_ids(rows)
+                if position_table.shape[0] >= 1:
+                    self._embed_bad(probe[None, :], token_table,
+                                    np.resize(position_table, (probe.size, d)))
+            raise exc from None
+        t = v.sequence(ids, position_table.shape[0])
+        out_shape = ids.shape + (d,)
+        if ids.size == 0 or d == 0:
+            return np.empty(out_shape, dtype=token_table.dtype)
+        if token_table.dtype != np.float32:
+            return token_table[ids] + position_table[:t]
+        out, bad, gb = self._embed_launch(ids, token_table, position_table[:t], t)
+        self._device_bad(bad, None, "andrea_embed_forward", None, ids.reshape(-1), ids.shape, gb)
+        return self._host(out).reshape(out_shape)
+
+    def _embed_launch(self, ids, tok, pos, t, shape=None):
+        rows, d = tok.shape
+        n = ids.size
+        out = self._be.xp.zeros((n, d), dtype=np.float32)
+        bad = self._flag()
+        gb = self._launch("andrea_embed_forward", "rows", n,
+                          (self._ids32(ids), self._dev(tok), self._dev(pos), out, np.int32(n),
+                           np.int32(t), self._int32("d_model", d),
+                           self._int32("the number of token_table rows", rows), bad), shape)
+        return out, bad, gb
+
+    def _embed_bad(self, ids, tok, pos):
+        rows, d = tok.shape
+        t = ids.shape[-1]
+        flat = ids.reshape(-1).astype(np.int64)
+        mask = self._bad_rows(flat, rows)
+        first = int(np.flatnonzero(mask)[0])
+        good = np.flatnonzero(~mask)
+        want = tok[flat[good]] + pos[good % t]
+        for shape in self.contract.test_shapes:
+            out, bad, gb = self._embed_launch(ids, tok, pos[:t], t, shape)
+            self._device_bad(bad, first, "andrea_embed_forward", shape, flat, ids.shape, gb)
+            self._good_rows("andrea_embed_forward", gb, self._host(out)[good], want, good,
+                            ids.shape, exact=True)
+
+    # ------------------------------------------------------------------ backward
+    def embed_backward(self, token_ids, grad_out, vocab_size, context_length):
+        v = self._validate
+        try:
+            ids, grad, t, vocab, context = v.backward_args(token_ids, grad_out, vocab_size,
+                                                           context_length)
+        except IndexError as exc:
+            self._backward_bad_all(token_ids, grad_out, vocab_size, context_length)
+            raise exc from None
+        d = grad.shape[-1]
+        if grad.dtype != np.float32:
+            return self._backward_numpy(ids, grad, vocab, context, t)
+        grad_token = np.zeros((vocab, d), dtype=np.float32)
+        grad_pos = np.zeros((context, d), dtype=np.float32)
+        if ids.size and d:
+            g = grad.reshape(ids.size, d)
+            gt, bad, gb = self._token_launch(ids, g, vocab)
+            self._device_bad(bad, None, "andrea_embed_backward_token", None, ids.reshape(-1),
+                             ids.shape, gb)
+            grad_token = self._host(gt)
+            n = ids.size
+            gp = self._be.xp.zeros((context, d), dtype=np.float32)
+            self._launch("andrea_embed_backward_position", "flat", t * d,
+                         (self._dev(g), gp, np.int32(n // t), np.int32(t),
+                          self._int32("d_model", d)))
+            grad_pos = self._host(gp)
+        return grad_token, grad_pos
+
+    @staticmethod
+    def _backward_numpy(ids, grad, vocab, context, t):
+        d = grad.shape[-1]
+        gt = np.zeros((vocab, d), dtype=grad.dtype)
+        np.add.at(gt, ids.reshape(-1), grad.reshape(-1, d))
+        gp = np.zeros((context, d), dtype=grad.dtype)
+        gp[:t] = grad.reshape(-1, t, d).sum(axis=0)
+        return gt, gp
+
+    def _token_launch(self, ids, g, vocab, shape=None):
+        n, d = g.shape
+        gt = self._be.xp.zeros((vocab, d), dtype=np.float32)
+        bad = self._flag()
+        gb = self._launch("andrea_embed_backward_token", "rows", n,
+                          (self._ids32(ids), self._dev(g), gt, np.int32(n),
+                           self._int32("d_model", d), self._int32("vocab_size", vocab), bad),
+                          shape)
+        return gt, bad, gb
+
+    def _backward_bad_all(self, token_ids, grad_out, vocab_size, context_length):
+        try:
+            ids = np.asarray(token_ids)
+            grad = np.asarray(grad_out)
+            vocab = int(vocab_size)
+        except (TypeError, ValueError):
+            return
+        if (ids.dtype.kind not in "iu" or grad.dtype != np.float32 or ids.size == 0
+                or grad.shape[:-1] != ids.shape or grad.ndim != ids.ndim + 1
+                or grad.shape[-1] == 0 or vocab < 1):
+            return
+        d = grad.shape[-1]
+        self._backward_bad(ids, grad.reshape(-1, d), vocab)
+        probe, _ = _probe_ids(vocab)
+        rng = np.random.default_rng(0)
+        self._backward_bad(probe, rng.standard_normal((probe.size, d)).astype(np.float32), vocab)
+
+    def _backward_bad(self, ids, g, vocab):
+        flat = ids.reshape(-1).astype(np.int64)
+        mask = self._bad_rows(flat, vocab)
+        first = int(np.flatnonzero(mask)[0])
+        good = np.flatnonzero(~mask)
+        want = np.zeros((vocab, g.shape[1]), dtype=np.float64)
+        np.add.at(want, flat[good], g[good].astype(np.float64))
+        for shape in self.contract.test_shapes:
+            gt, bad, gb = self._token_launch(ids, g, vocab, shape)
+            self._device_bad(bad, first, "andrea_embed_backward_token", shape, flat, ids.shape,
+                             gb)
+            got = self._host(gt)
+            if not np.allclose(got, want, rtol=1e-5, atol=1e-5):
+                row = int(np.flatnonzero(~np.all(np.isclose(got, want, rtol=1e-5, atol=1e-5),
+                                                 axis=1))[0])
+                raise KernelContractError(
+                    f"andrea_embed_backward_token (grid {gb[0]}, block {gb[1]}) got gradient "
+                    f"row {row} wrong when out-of-range ids are present: skip only the rows "
+                    f"of bad ids")
+
+
+def load_kernel_submission(path, contract: KernelContract, validate, *,
+                           backend: str | None = None) -> KernelHost:
+    """Build a submitted .cu for `backend` (default: cuda if available, else the CPU executor).
+
+    Raises SubmissionError (with the compiler log) when includes are refused, entry points are
+    missing, a signature differs from the contract, or the source does not build.
+    """
+    text, name = read_source(path)
+    check_includes(text, name)
+    missing = _missing(text, contract)
+    if missing:
+        raise SubmissionError(f"kernel submission {name} lacks entry points: "
+                              + "; ".join(missing))
+    be = get_backend(backend)
+    source = text + contract.check_source()
+    try:
+        module = be.module(source, name)
+        for ep in contract.entry_points:  # on cuda this is where NVRTC compiles
+            module.get_function(ep.name)
+    except BuildError as exc:
+        raise SubmissionError(f"kernel submission {name} does not build for the CPU executor",
+                              exc.log) from None
+    except Exception as exc:  # cupy's CompileException and friends
+        if be.name != "cuda":
+            raise
+        raise SubmissionError(f"kernel submission {name} does not build for the GPU",
+                              str(exc)) from None
+    return KernelHost(path, module, be, contract, validate)
+
+
+__all__ = ["ALLOWED_HEADERS", "EntryPoint", "KernelContract", "KernelContractError", "KernelHost",
+           "ShapeCycle", "SubmissionError", "check_includes", "compile_kernel_source",
+           "load_kernel_submission", "read_source"]
