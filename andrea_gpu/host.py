@@ -185,6 +185,13 @@ def check_includes(text: str, name: str) -> None:
     if "??=" in text or "??/" in text:
         errors.append((1, "trigraphs (??= ??/) are not accepted"))
     for num, line in _logical_lines(text):
+        # outside string literals: words that reach files or raw assembly
+        code = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', '""', line)
+        m = _FORBIDDEN_WORDS.search(code)
+        if m:
+            errors.append((num, f"'{m.group(1)}' is not allowed in a kernel submission "
+                                f"(no inline assembly, no file or pragma tricks)"))
+            continue
         stripped = line.lstrip()
         directive = None
         if stripped.startswith("#"):
@@ -208,13 +215,6 @@ def check_includes(text: str, name: str) -> None:
                 if not rest.split() or rest.split()[0] not in _ALLOWED_PRAGMAS:
                     errors.append((num, f"#pragma {rest[:40]} is not allowed (only #pragma "
                                         f"unroll and #pragma once are)"))
-            continue
-        # outside string literals: words that reach files or raw assembly
-        code = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', '""', line)
-        m = _FORBIDDEN_WORDS.search(code)
-        if m:
-            errors.append((num, f"'{m.group(1)}' is not allowed in a kernel submission "
-                                f"(no inline assembly, no file or pragma tricks)"))
     if errors:
         log = "\n".join(f"{name}:{num}: error: {msg}" for num, msg in errors[:20])
         raise SubmissionError(f"kernel submission {name} was refused", log)

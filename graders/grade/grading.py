@@ -108,11 +108,11 @@ def contract_functions(spec: Spec) -> list[str]:
 
 def kernel_support() -> tuple[bool, str]:
     try:
-        found = importlib.util.find_spec("andrea_gpu.submission") is not None
+        found = importlib.util.find_spec("andrea_gpu.host") is not None
     except (ImportError, ValueError) as exc:
         return False, f"andrea_gpu cannot be imported ({exc})"
     if not found:
-        return False, "andrea_gpu.submission is not installed"
+        return False, "andrea_gpu.host is not installed"
     return True, ""
 
 
@@ -157,7 +157,8 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
         imp = {"ok": False, "problem": sub.problem, "fields": sub.problem_fields or {}}
         results = [_not_run(c) for c in checks]
     else:
-        scratch = prepare(sub.files, sub.module, kernel=sub.kind == "kernel")
+        scratch = prepare(sub.files, sub.module, kernel=sub.kind == "kernel",
+                          kernel_contract=spec.raw.get("kernels"))
         proxy = SubmissionProxy(scratch, limits, mode, contract_functions(spec))
         try:
             outcome = proxy.start()

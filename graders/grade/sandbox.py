@@ -139,16 +139,61 @@ def choose_mode(requested: str = "auto") -> tuple[str, str]:
     return "rlimits", note
 
 
-def _site_packages() -> Path:
-    import numpy
+#: What a kernel submission's worker gets of the project: the kernel runtime (host code that
+#: compiles and launches a .cu, and the CPU executor), never the reference kernels, andrea_ref
+#: or the spec. Paths relative to the project root -> paths inside runtime/kernel/.
+KERNEL_RUNTIME = {
+    "andrea_gpu/host.py": "andrea_gpu/host.py",
+    "andrea_gpu/backend.py": "andrea_gpu/backend.py",
+    "andrea_gpu/nvrtc.py": "andrea_gpu/nvrtc.py",
+    "andrea_gpu/executor/__init__.py": "andrea_gpu/executor/__init__.py",
+    "andrea_gpu/executor/build.py": "andrea_gpu/executor/build.py",
+    "andrea_gpu/executor/launch.py": "andrea_gpu/executor/launch.py",
+    "andrea_gpu/executor/prelude.h": "andrea_gpu/executor/prelude.h",
+    "andrea_gpu/executor/runtime.cpp": "andrea_gpu/executor/runtime.cpp",
+    # argument checks only (the contract's errors); no reference computation in this file
+    "andrea_ref/validate.py": "andrea_validate.py",
+}
+KERNEL_CONTRACT_FILE = "contract.json"
+#: Site packages of the kernel runtime: NVRTC's library always; CuPy and its dependencies only
+#: where a CUDA device exists (the kernels then run on it).
+KERNEL_SITE = ("nvidia",)
+KERNEL_SITE_GPU = ("cupy", "cupy_backends", "cupyx", "fastrlock", "cuda")
 
-    return Path(numpy.__file__).resolve().parent.parent
 
+def _kernel_runtime(dest: Path, contract: dict | None) -> None:
+    """Write the kernel runtime and the contract (JSON) into `dest` (runtime/kernel)."""
+    import json
 
-def _kernel_packages() -> list[Path]:
-    """The project packages a kernel submission's host side needs (never graders/)."""
     root = HERE.parent.parent
-    return [root / n for n in ("andrea_gpu", "andrea_ref", "spec") if (root / n).is_dir()]
+    for src, rel in KERNEL_RUNTIME.items():
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(root / src, target)
+    (dest / "andrea_gpu" / "__init__.py").write_text(
+        '"""The kernel runtime of a grading worker (copied by the grader)."""\n')
+    (dest / KERNEL_CONTRACT_FILE).write_text(json.dumps(contract or {}))
+    for d in [dest, *dest.rglob("*")]:
+        os.chmod(d, 0o755 if d.is_dir() else 0o644)
+
+
+def _kernel_site_dirs() -> list[Path]:
+    """Folders of the site packages the kernel runtime needs (see KERNEL_SITE)."""
+    names = list(KERNEL_SITE)
+    if any(Path("/dev").glob("nvidia[0-9]*")):
+        names += KERNEL_SITE_GPU
+    out = []
+    for name in names:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        for loc in spec.submodule_search_locations:
+            out.append(Path(loc).resolve())
+            break
+    return out
 
 
 def _bwrap_prefix(exe: str, dirs: dict, site: list[tuple[Path, str]],
@@ -202,8 +247,13 @@ class Scratch:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def prepare(files: dict[str, bytes], module_rel: str, *, kernel: bool = False) -> Scratch:
-    """Write a submission's files into a fresh scratch folder."""
+def prepare(files: dict[str, bytes], module_rel: str, *, kernel: bool = False,
+            kernel_contract: dict | None = None) -> Scratch:
+    """Write a submission's files into a fresh scratch folder.
+
+    kernel=True: also the kernel runtime and `kernel_contract` (the spec's ``kernels:``
+    mapping) into runtime/kernel, and NVRTC's package into site/.
+    """
     root = Path(tempfile.mkdtemp(prefix="andrea-grade-"))
     os.chmod(root, 0o755)
     dirs = {name: root / name for name in ("runtime", "submission", "work", "site")}
@@ -224,8 +274,10 @@ def prepare(files: dict[str, bytes], module_rel: str, *, kernel: bool = False) -
                 os.chmod(d, 0o755)
         target.write_bytes(data)
         os.chmod(target, 0o644)
-    for pkg in _package_dirs():
+    for pkg in _package_dirs() + (_kernel_site_dirs() if kernel else []):
         (dirs["site"] / pkg.name).symlink_to(pkg)
+    if kernel:
+        _kernel_runtime(dirs["runtime"] / "kernel", kernel_contract)
     (dirs["work"] / "tmp").mkdir()
     sc = Scratch(root=root, module_rel=module_rel, kernel=kernel, dirs=dirs)
     return sc
@@ -276,22 +328,13 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str]) -> L
     extra_sites: list[str] = []
     if mode == "bwrap":
         site = [(pkg, f"{IN_SANDBOX}/site/{pkg.name}") for pkg in _package_dirs()]
-        if scratch.kernel:  # trusted host code (andrea_gpu) compiles and launches the kernel
-            site += [(p, f"{IN_SANDBOX}/project/{p.name}") for p in _kernel_packages()]
-            site += [(_site_packages(), f"{IN_SANDBOX}/sitefull")]
-            extra_sites = [f"{IN_SANDBOX}/project", f"{IN_SANDBOX}/sitefull"]
+        if scratch.kernel:  # the kernel runtime is in runtime/kernel; NVRTC (and CuPy) in site
+            site += [(p, f"{IN_SANDBOX}/site/{p.name}") for p in _kernel_site_dirs()]
         base = _bwrap_prefix(bwrap_path(), scratch.dirs, site, gpu=scratch.kernel)
         inside = {k: f"{IN_SANDBOX}/{k}" for k in ("runtime", "submission", "work", "site")}
     else:
         base = []
         inside = {k: str(v) for k, v in scratch.dirs.items()}
-        if scratch.kernel:
-            proj = scratch.root / "project"
-            proj.mkdir(exist_ok=True)
-            for p in _kernel_packages():
-                if not (proj / p.name).exists():
-                    (proj / p.name).symlink_to(p)
-            extra_sites = [str(proj), str(_site_packages())]
     if uid is not None:
         os.chown(scratch.dirs["work"], uid, uid)
         os.chown(scratch.dirs["work"] / "tmp", uid, uid)
@@ -307,7 +350,7 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str]) -> L
     if uid is not None:
         argv += ["--drop-uid", str(uid)]
     if scratch.kernel:
-        argv += ["--kernel", "--forbid", ""]
+        argv += ["--kernel", "--forbid", "andrea_ref,graders,spec"]
     work = inside["work"]
     env = {
         "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",

@@ -137,7 +137,7 @@ def main(argv=None) -> int:
     functions = [f for f in args.functions.split(",") if f]
     try:
         if args.kernel:
-            module = _load_kernel(args.module)
+            module = _load_kernel(args.module, args.runtime)
         else:
             spec = importlib.util.spec_from_file_location("submission", args.module)
             module = importlib.util.module_from_spec(spec)
@@ -243,16 +243,25 @@ def _changed(np, now, before) -> bool:
         return now.tobytes() != before.tobytes()
 
 
-def _load_kernel(path: str):
-    """A .cu submission: compile it with andrea_gpu and expose the contract functions."""
+def _load_kernel(path: str, runtime_dir: str):
+    """A .cu submission: compile it with the kernel runtime the grader put in runtime/kernel
+    (andrea_gpu's host code and executor only, the contract as JSON) and expose the contract
+    functions."""
+    import json
+
+    kdir = os.path.join(runtime_dir, "kernel")
+    sys.path.insert(0, kdir)
     try:
-        from andrea_gpu.submission import compile_kernel_source, load_kernel_submission
-    except ImportError as exc:
+        from andrea_gpu import host
+        import andrea_validate
+        with open(os.path.join(kdir, "contract.json"), encoding="utf-8") as f:
+            contract = host.KernelContract.from_data(json.load(f))
+    except (ImportError, OSError, ValueError) as exc:
         raise RuntimeError(f"kernel grading unavailable: {exc}") from None
-    ok, log = compile_kernel_source(path)
+    ok, log = host.compile_kernel_source(path, contract)
     if not ok:
         raise CompileError(str(log)[:MSG_LIMIT])
-    return load_kernel_submission(path)
+    return host.load_kernel_submission(path, contract, andrea_validate)
 
 
 class CompileError(Exception):

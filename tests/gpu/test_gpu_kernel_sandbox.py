@@ -1,0 +1,97 @@
+"""Kernel submissions never see the reference: refused includes, and a sandbox without it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from andrea_gpu.host import SubmissionError, check_includes
+from graders.grade.grading import grade, load_submission
+from graders.grade.sandbox import Limits, probe_bwrap
+from spec import load_spec
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("line", [
+    '#include "/proc/self/cwd/../project/andrea_gpu/kernels/embedding.cu"',
+    '#include "embedding.cu"',
+    "#include <../../andrea_ref/embedding.py>",
+    "#include </etc/passwd>",
+    "#  include <stdlib.h>",
+    "%:include \"x.cu\"",
+    '#/* comment */include "x.cu"',
+    '#define F "/etc/passwd"\n#include F',
+    '#inc\\\nlude "x.cu"',
+    '#include_next <cstdio>',
+    '#import "x.cu"',
+    '#embed "x.bin"',
+    '#pragma GCC dependency "/etc/passwd"',
+    'asm(".incbin \\"/etc/passwd\\"");',
+    '__asm__ volatile("nop");',
+    '#if __has_include("/proc/self/cwd/../project/spec/andrea-120m.yaml")\n#endif',
+    '_Pragma("GCC dependency \\"/etc/passwd\\"")',
+    'const char *s = "/*"; \n#include "x.cu"\n// */',
+])
+def test_ways_to_reach_other_files_are_refused(line):
+    with pytest.raises(SubmissionError, match=r"refused") as err:
+        check_includes(f"// student kernels\n{line}\n", "student.cu")
+    assert "student.cu:" in err.value.log and ": error: " in err.value.log
+
+
+@pytest.mark.parametrize("line", [
+    "#include <cstdint>", "#include <cuda_runtime.h>", "#include <math_constants.h>",
+    "#pragma unroll", "#pragma unroll 4", "#define N 32\n#ifdef N\n#endif",
+    'const char *s = "#include \\"x.cu\\" asm";', "// #include \"x.cu\"",
+    "/* asm(\".incbin\") */", "int assembly = 1; float asm_like = 2.0f;",
+])
+def test_ordinary_kernel_text_is_accepted(line):
+    check_includes(f"{line}\n", "student.cu")
+
+
+PROBE = r'''
+#ifdef __CUDACC_RTC__
+static const int seen = 0;
+#else  // the host build of the CPU executor: runs at load time, in the worker
+#include <cstdio>
+// Counts the reference files this process can open: 0 inside the grading sandbox.
+static int andrea_seen() {
+    const char *paths[] = {ROOT "/andrea_gpu/kernels/embedding.cu", ROOT "/andrea_ref/embedding.py",
+                           ROOT "/spec/andrea-120m.yaml",
+                           "/proc/self/cwd/../project/andrea_gpu/kernels/embedding.cu",
+                           "/sandbox/project/andrea_ref/embedding.py",
+                           "/sandbox/runtime/kernel/andrea_gpu/kernels/embedding.cu",
+                           "/sandbox/runtime/kernel/andrea_ref/embedding.py"};
+    int n = 0;
+    for (const char *p : paths) {
+        FILE *f = fopen(p, "r");
+        if (f) { ++n; fclose(f); }
+    }
+    return n;
+}
+static const int seen = andrea_seen();
+#endif
+'''
+
+
+@pytest.mark.skipif(not probe_bwrap()[0], reason="bubblewrap is not usable here")
+def test_a_kernel_submission_cannot_open_the_reference(tmp_path):
+    good = (ROOT / "andrea_gpu" / "kernels" / "embedding.cu").read_text()
+    # the lookup gives wrong rows as soon as any reference file can be opened
+    text = PROBE.replace("ROOT", f'"{ROOT}"') + good.replace(
+        "const int id = ids[row];", "const int id = ids[row] + seen;", 1)
+    assert text.count("+ seen;") == 1
+    cu = tmp_path / "probe.cu"
+    cu.write_text(text)
+    # the probe works: loaded next to the project (no sandbox), its lookup is wrong
+    import numpy as np
+    from andrea_gpu.submission import load_kernel_submission
+    tab = np.arange(12, dtype=np.float32).reshape(6, 2)
+    from andrea_gpu.host import KernelContractError
+    with pytest.raises(KernelContractError, match="although every id is in range"):
+        load_kernel_submission(cu, backend="cpu").lookup(tab, np.arange(6))
+    rep = grade(load_submission(cu), load_spec(), profile="dev", limits=Limits.for_tests(),
+                sandbox="bwrap", select=["lookup_selects_row"])
+    assert rep["import"]["ok"], rep["import"]
+    assert rep["score"] == rep["max_score"] > 0, [c["message"] for c in rep["checks"]]
