@@ -594,8 +594,7 @@ class _Auditor:
         m = self.spec.model
         fact = f"std = {m.init_std_expr} = {m.init_std:.6g}"
         topics = [t.casefold() for t in rule["topic"].get(self.lang, [])]
-        scales = [(s["std"], re.compile(p, re.I)) for s in rule["scales"]
-                  for p in s["patterns"].get("all", []) + s["patterns"].get(self.lang, [])]
+        scales = init_scales(rule, self.lang)
         seen_topic = False
         for lineno, line in self.section_lines().get(clause.source, []):
             for s0, sentence in _sentences(line):
@@ -644,6 +643,25 @@ class _Auditor:
                 continue
             by_section.setdefault(section, []).append((lineno, line))
         return by_section
+
+
+def init_scales(rule: dict, lang: str) -> list[tuple[str, re.Pattern]]:
+    """(std expression, pattern) for each init-scale phrase of `lang` in the rules."""
+    return [(s["std"], re.compile(p, re.I)) for s in rule["scales"]
+            for p in s["patterns"].get("all", []) + s["patterns"].get(lang, [])]
+
+
+def stated_init_std(text: str, spec: Spec, lang: str = "en", rules: dict | None = None):
+    """(std expression, its value at the spec's d_model, the words) for the init scale `text`
+    states first, or None when it states none the rules know."""
+    hit = _first_scale(init_scales((rules or load_rules())["init_scale"], lang), text)
+    if hit is None:
+        return None
+    expr, m = hit
+    try:
+        return expr, evaluate(expr, spec.model.fields()), m.group()
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
 
 
 def _first_scale(scales: list[tuple[str, re.Pattern]], sentence: str):

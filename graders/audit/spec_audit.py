@@ -14,13 +14,14 @@ loads is then audited further:
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 
 from spec import Spec, SpecError, evaluate_quantities, load_spec
 
-from .docs import build_facts, load_rules
+from .docs import build_facts, load_rules, stated_init_std
 from .numbers import LITERAL, fmt, read_literal, round_to
 
 
@@ -58,6 +59,7 @@ def audit_spec(spec_arg) -> SpecReport:
     report = SpecReport(path=str(spec.path), name=spec.name)
     report.checks += quantity_checks(spec)
     report.checks += statement_checks(spec)
+    report.checks += init_statement_checks(spec)
     report.checks += coverage_checks(spec)
     return report
 
@@ -105,6 +107,29 @@ def statement_checks(spec: Spec) -> list[SpecCheck]:
                                  for f in cands) or "no fact of this kind"
                 out.append(SpecCheck("statement", c.id, c.id, False,
                                      f"statement says {written!r}, but the spec gives {want}"))
+    return out
+
+
+def init_statement_checks(spec: Spec) -> list[SpecCheck]:
+    """The init scale a clause statement names (read as the docs audit reads a course text)
+    must be the spec's model.init.std: a statement that still says 1/sqrt(d_model) after the
+    std was edited to 0.02 is caught."""
+    rules = load_rules()
+    rule = rules.get("init_scale")
+    if not rule:
+        return []
+    out = []
+    m = spec.model
+    for c in spec.clauses:
+        stated = stated_init_std(c.statement, spec, "en", rules)
+        if stated is None:
+            continue
+        expr, value, words = stated
+        ok = math.isclose(value, m.init_std, rel_tol=1e-9)
+        detail = (f"states std {words!r} = {value:.6g}" if ok else
+                  f"statement says std {words!r} = {value:.6g}, but the spec's init std is "
+                  f"{m.init_std_expr} = {m.init_std:.6g}")
+        out.append(SpecCheck("statement", c.id, c.id, ok, detail))
     return out
 
 

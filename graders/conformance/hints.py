@@ -12,6 +12,8 @@ REPEATED_IDS = ("Repeated ids must accumulate their gradients (scatter-add); ass
                 "grad[ids] = ... keeps only the last one.")
 BATCH_SUM = "The position gradient sums grad_out over the batch dimension, not the mean."
 INIT_SCALE = "Entries should be drawn with std 1/sqrt(d_model), e.g. rng.standard_normal(...) / sqrt(d_model)."
+INIT_STD = ("Entries should be drawn with the std the spec gives (see the message), e.g. "
+            "std * rng.standard_normal(shape).")
 INIT_RNG = "Draw every number from the Generator passed in as rng, not from np.random's global state."
 MUTATION = "Work on copies: a function must not modify the arrays it is given."
 CONTEXT = "A sequence longer than the position table has no position rows: raise ValueError."

@@ -76,3 +76,14 @@ def test_prose_rules_are_a_named_table():
     names = [r.name for r in PROSE_RULES]
     assert len(names) == len(set(names)) >= 9
     assert [r.lang for r in PROSE_RULES if r.lang] == ["ko"]
+
+
+def test_spec_audit_catches_a_stale_init_statement(std002, tmp_path):
+    """The spec's std edited to 0.02, the clause statement left at 1/sqrt(d_model)."""
+    from graders.audit.spec_audit import audit_spec
+
+    report = audit_spec(std002.path)
+    bad = [c for c in report.checks if not c.ok]
+    assert [(c.kind, c.subject) for c in bad] == [("statement", "INIT-DIST-01")]
+    assert "the spec's init std is 0.02" in bad[0].detail
+    assert audit_spec("andrea-120m").ok and audit_spec("gpt2-small").ok

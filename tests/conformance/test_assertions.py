@@ -80,7 +80,7 @@ def test_scaled_tolerance_rejects_a_dropped_term_but_not_roundoff():
 
 
 def test_select_refuses_patterns_that_match_nothing():
-    with pytest.raises(SelectionError, match="--select EMB-NOPE-\* matches no check"):
+    with pytest.raises(SelectionError, match=r"--select EMB-NOPE-\* matches no check"):
         select(all_checks(), ["EMB-NOPE-*"])
     assert {c.id for c in select(all_checks(), ["bwd-tok-*"])} == {
         "token_gradient_scatter_add", "token_gradient_zero_rows"}

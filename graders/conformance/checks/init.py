@@ -70,32 +70,37 @@ def _draws(impl, spec, d, seed, min_samples):
 
 @check("INIT-DIST-01", requires=("init_table",))
 def init_mean_and_std(impl, spec):
-    """Entries have mean 0 and std 1/sqrt(d_model) (exact tests at false-rejection 1e-9)."""
+    """Entries have the spec's mean and std (0 and 1/sqrt(d_model) for ANDREA-120M; exact tests
+    at false-rejection 1e-9). The std is the spec's expression evaluated at each d_model."""
     alpha = spec.statistics["false_rejection_probability"]
+    model = spec.model
+    mu = model.init_mean
+    hint = hints.INIT_SCALE if model.init_std_expr.replace(" ", "") == "1/sqrt(d_model)" \
+        else hints.INIT_STD
 
     @given(d=_sizes(spec), seed=st.integers(0, 2**32 - 1))
     def prop(d, seed):
         x, rows, d, call = _draws(impl, spec, d, seed, spec.statistics["min_samples"])
         x = x.ravel()
-        n, sigma = x.size, 1.0 / math.sqrt(d)
+        n, sigma = x.size, model.init_std_at(d)
         # Mean: a t-test on the sample's own scale, so a wrong scale is not also a wrong mean.
         sd = float(x.std(ddof=1)) if n > 1 else 0.0
         t_crit = stats.t.isf(alpha / 2, n - 1)
-        mean_t = float(x.mean()) / (sd / math.sqrt(n)) if sd > 0 else (
-            0.0 if x.mean() == 0 else math.inf)
+        off = float(x.mean()) - mu
+        mean_t = off / (sd / math.sqrt(n)) if sd > 0 else (0.0 if off == 0 else math.inf)
         if abs(mean_t) > t_crit:
-            fail("mean={mean:.3g}, but should be 0 (t = {t:.1f}, allowed |t| <= {allowed:.2f}; "
-                 "N={n})", call, hints.INIT_SCALE, mean=float(x.mean()), t=mean_t,
+            fail("mean={mean:.3g}, but should be {want:g} (t = {t:.1f}, allowed |t| <= "
+                 "{allowed:.2f}; N={n})", call, hint, mean=float(x.mean()), want=mu, t=mean_t,
                  allowed=float(t_crit), n=n)
-        # Scale: sum(x^2) / sigma^2 ~ chi-square(N) for N(0, sigma) draws.
-        std = math.sqrt(float(np.mean(x * x)))
-        chi2 = float(np.sum(x * x)) / sigma**2
+        # Scale: sum((x - mu)^2) / sigma^2 ~ chi-square(N) for N(mu, sigma) draws.
+        std = math.sqrt(float(np.mean((x - mu) ** 2)))
+        chi2 = float(np.sum((x - mu) ** 2)) / sigma**2
         lo, hi = stats.chi2.ppf(alpha / 2, n), stats.chi2.isf(alpha / 2, n)
         if not lo <= chi2 <= hi:
-            fail("std={std:.4g}, but should be 1/sqrt(d_model) = {want:.4g} for d_model={d} "
-                 "(allowed {lo:.4g}..{hi:.4g} at N={n})", call, hints.INIT_SCALE,
-                 std=std, want=sigma, d=d, lo=math.sqrt(lo / n) * sigma,
-                 hi=math.sqrt(hi / n) * sigma, n=n)
+            fail("std={std:.4g}, but should be {expr} = {want:.4g} for d_model={d} "
+                 "(allowed {lo:.4g}..{hi:.4g} at N={n})", call, hint,
+                 std=std, expr=model.init_std_expr, want=sigma, d=d,
+                 lo=math.sqrt(lo / n) * sigma, hi=math.sqrt(hi / n) * sigma, n=n)
 
     prop()
 
