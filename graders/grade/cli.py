@@ -37,7 +37,9 @@ def _common(ap: argparse.ArgumentParser) -> None:
                     help="Hypothesis profile (default: %(default)s)")
     ap.add_argument("--lang", default="en", choices=LANGUAGES, help="feedback language")
     ap.add_argument("--sandbox", default="auto", choices=("auto", "bwrap", "none"),
-                    help="auto: bubblewrap when it works, else rlimits only (logged)")
+                    help="auto, bwrap: isolate with bubblewrap, or refuse to grade where it "
+                         "cannot run (fail closed); none: no isolation, for trusted code "
+                         "only (unsafe)")
     ap.add_argument("--call-timeout", type=float, default=None, metavar="S",
                     help="wall seconds per call into the submission (10)")
     ap.add_argument("--check-timeout", type=float, default=None, metavar="S",

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from graders.conformance.outcome import Cause
+from graders.conformance.outcome import Cause, Status
+from graders.conformance.profiles import check_profile
 from graders.conformance.registry import (RegistryError, SelectionError, all_checks,
                                           select as select_checks)
 from graders.conformance.runner import CheckResult, not_run, run_checks
@@ -26,12 +27,14 @@ from spec import Spec
 from . import messages as M
 from . import scoring
 from .proxy import SubmissionProxy
-from .sandbox import Limits, choose_mode, prepare
+from .sandbox import Limits, SandboxError, choose_mode, prepare
 
 GRADER_VERSION = "1"
 SOURCE_SUFFIXES = (".py", ".cu")
 MAX_SUBMISSION_BYTES = 5 * 1024 * 1024
 PREFERRED_NAMES = ("submission.py", "embedding.py", "solution.py")
+MAX_MESSAGE_CHARS = 2000        # a check's message and its smallest input, each
+MAX_REPRODUCER_CHARS = 20000    # a check's reproducer snippet
 
 
 class GraderError(Exception):
@@ -63,6 +66,7 @@ def load_submission(path: str | Path) -> Submission:
     if p.is_file():
         if p.suffix not in SOURCE_SUFFIXES:
             raise GraderError(f"{path}: not a .py or .cu file")
+        _check_size(path, p.stat().st_size)
         files = {p.name: _read(p)}
         return Submission(p.name, files, p.name, "kernel" if p.suffix == ".cu" else "python")
     files = {}
@@ -73,10 +77,10 @@ def load_submission(path: str | Path) -> Submission:
             continue
         if f.is_symlink():
             continue
+        total += f.stat().st_size
+        _check_size(path, total)
         data = _read(f)
-        total += len(data)
-        if total > MAX_SUBMISSION_BYTES:
-            raise GraderError(f"{path}: larger than {MAX_SUBMISSION_BYTES >> 20} MiB")
+        _check_size(path, total - f.stat().st_size + len(data))
         files[rel.as_posix()] = data
     top = [r for r in files if "/" not in r and r.endswith(SOURCE_SUFFIXES)]
     cu = [r for r in top if r.endswith(".cu")]
@@ -92,6 +96,12 @@ def load_submission(path: str | Path) -> Submission:
         return Submission(p.name, files, None, problem=M.NO_MODULE)
     return Submission(p.name, files, None, problem=M.MANY_MODULES,
                       problem_fields={"names": ", ".join(py)})
+
+
+def _check_size(path, size: int) -> None:
+    if size > MAX_SUBMISSION_BYTES:
+        raise GraderError(f"{path}: the submission is larger than "
+                          f"{MAX_SUBMISSION_BYTES >> 20} MiB, the most the grader accepts")
 
 
 def _read(f: Path) -> bytes:
@@ -129,22 +139,10 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
     """Grade `sub`; the report is a plain dict (see scoring.py)."""
     limits = limits or Limits()
     start = time.monotonic()
-    try:
-        mode, note = choose_mode(sandbox)
-    except RuntimeError as exc:
-        raise GraderError(str(exc)) from None
-    if sub.kind == "kernel":
-        ok, why = kernel_support()
-        if not ok:
-            raise GraderError(f"kernel grading unavailable: {why}")
-    try:
-        if sub.kind == "kernel" and spec.kernels is None:
-            raise GraderError(f"spec {spec.name} defines no kernel contract ('kernels:')")
-        if sub.kind == "kernel" and select is None:  # only what a kernel implements is graded
-            select = [c.id for c in spec.clauses if c.group in spec.kernels.groups]
-        checks = select_checks(all_checks(spec), select)
-    except (RegistryError, SelectionError) as exc:
-        raise GraderError(str(exc)) from None
+    check_profile(profile)             # the caller's mistakes first, then isolation
+    _require_kernel_support(sub, spec)
+    checks, select = _checks_for(sub, spec, select)
+    mode, note = _isolation(sandbox)
     meta = {
         "submission": sub.name, "sha256": sub.sha256, "module": sub.module, "kind": sub.kind,
         "spec": spec.name, "spec_sha256": spec_digest(spec, profile), "profile": profile,
@@ -152,45 +150,15 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
         "isolation": {"mode": mode, "note": note},
         "sections": {k: dict(v) for k, v in spec.sections.items()},
     }
-    output, restarts, faults = "", 0, []
     if sub.module is None:
-        imp = {"ok": False, "problem": sub.problem, "fields": sub.problem_fields or {}}
-        results = [_not_run(c) for c in checks]
+        run = {"import": {"ok": False, "problem": sub.problem,
+                          "fields": sub.problem_fields or {}},
+               "results": [_not_run(c) for c in checks]}
     else:
-        scratch = prepare(sub.files, sub.module, kernel=sub.kind == "kernel",
-                          kernel_contract=spec.raw.get("kernels"))
-        proxy = SubmissionProxy(scratch, limits, mode, contract_functions(spec))
-        try:
-            outcome = proxy.start()
-            if outcome.ok:
-                imp = {"ok": True, "functions": outcome.functions}
-
-                def progress(res: CheckResult) -> None:
-                    proxy.begin_check()
-                    if on_result is not None:
-                        on_result(res)
-
-                proxy.begin_check()
-                results = run_checks(proxy, spec, profile=profile, select=select,
-                                     target=sub.module, on_result=progress)
-            else:
-                err = outcome.error or {}
-                if sub.kind == "kernel" and err.get("type") == "NvrtcUnavailable":
-                    raise GraderError(f"kernel grading unavailable: {err.get('msg', '')}")
-                kind = outcome.fault.kind if outcome.fault is not None else "import"
-                imp = {"ok": False, "kind": kind, "error": outcome.error,
-                       "fault": str(outcome.fault) if outcome.fault is not None else None}
-                results = [_not_run(c) for c in checks]
-                for r in results:
-                    if on_result is not None:
-                        on_result(r)
-        finally:
-            proxy.close()
-            output = proxy.output.text()
-            restarts, faults = proxy.restarts, list(proxy.faults)
-            scratch.cleanup()
-    meta.update({"import": imp, "submission_output": output, "restarts": restarts,
-                 "faults": faults[:20]})
+        run = _run_submission(sub, spec, checks, mode, limits, profile, select, on_result)
+    results = [_bounded(r) for r in run.pop("results")]
+    meta.update(run)
+    meta["not_run"] = [r.check_id for r in results if r.cause == Cause.BUDGET]
     rep = scoring.build(spec, results, meta=meta)
     rep["execution_time"] = round(time.monotonic() - start, 3)
     return rep
@@ -199,6 +167,121 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
 def _not_run(check) -> CheckResult:
     """A check that could not start because the submission did not import (said once, above)."""
     return not_run(check, Cause.IMPORT_ERROR, M.NOT_RUN_IMPORT)
+
+
+def _isolation(sandbox: str) -> tuple[str, str]:
+    """The sandbox mode, or the grader's refusal to run untrusted code (fail closed)."""
+    try:
+        return choose_mode(sandbox)
+    except RuntimeError as exc:
+        raise GraderError(str(exc)) from None
+
+
+def _require_kernel_support(sub: Submission, spec: Spec) -> None:
+    if sub.kind != "kernel":
+        return
+    ok, why = kernel_support()
+    if not ok:
+        raise GraderError(f"kernel grading unavailable: {why}")
+    if spec.kernels is None:
+        raise GraderError(f"spec {spec.name} defines no kernel contract ('kernels:')")
+
+
+def _checks_for(sub: Submission, spec: Spec, select):
+    """The checks to run (a kernel is graded on what a kernel implements) and the selection."""
+    try:
+        if sub.kind == "kernel" and select is None:
+            select = [c.id for c in spec.clauses if c.group in spec.kernels.groups]
+        return select_checks(all_checks(spec), select), select
+    except (RegistryError, SelectionError) as exc:
+        raise GraderError(str(exc)) from None
+
+
+def _run_submission(sub, spec, checks, mode, limits, profile, select, on_result) -> dict:
+    """Import the submission in its worker and run the checks through the proxy."""
+    scratch = prepare(sub.files, sub.module, kernel=sub.kind == "kernel",
+                      kernel_contract=spec.raw.get("kernels"))
+    proxy = SubmissionProxy(scratch, limits, mode, contract_functions(spec))
+    run: dict = {}
+    try:
+        try:
+            outcome = proxy.start()
+            if outcome.ok:
+                run["import"] = {"ok": True, "functions": outcome.functions}
+                run["results"] = _run_checks(proxy, spec, profile, select, sub.module,
+                                             on_result)
+            else:
+                run["import"], run["results"] = _import_failed(sub, outcome, checks, on_result)
+        finally:
+            try:
+                proxy.close()
+            finally:
+                run.update(submission_output=proxy.output.text(), restarts=proxy.restarts,
+                           faults=[f[:500] for f in proxy.faults[:20]])
+                scratch.cleanup()
+    except SandboxError as exc:
+        raise GraderError(f"{sub.name}: the grader's sandbox failed ({exc}); this is not the "
+                          "submission's fault, grade it again") from None
+    return run
+
+
+def _run_checks(proxy, spec, profile, select, target, on_result) -> list[CheckResult]:
+    """Run the checks; one that errored because the budget refused its calls did not run."""
+
+    def progress(res: CheckResult) -> None:
+        if res.status == Status.ERROR and proxy.budget_refused:
+            res = _left_out(res, proxy)
+        results.append(res)
+        proxy.begin_check()
+        if on_result is not None:
+            on_result(res)
+
+    results: list[CheckResult] = []
+    proxy.begin_check()
+    run_checks(proxy, spec, profile=profile, select=select, target=target, on_result=progress)
+    return results
+
+
+def _left_out(res: CheckResult, proxy) -> CheckResult:
+    out = CheckResult(res.check_id, res.clauses, Status.NOT_RUN, cause=Cause.BUDGET)
+    out.set_message(M.NOT_RUN_BUDGET, seconds=f"{proxy.budget_seconds:g}")
+    return out
+
+
+def _import_failed(sub, outcome, checks, on_result) -> tuple[dict, list[CheckResult]]:
+    err = outcome.error or {}
+    if sub.kind == "kernel" and err.get("type") == "NvrtcUnavailable":
+        raise GraderError(f"kernel grading unavailable: {err.get('msg', '')}")
+    kind = outcome.fault.kind if outcome.fault is not None else "import"
+    imp = {"ok": False, "kind": kind, "error": outcome.error,
+           "fault": str(outcome.fault) if outcome.fault is not None else None}
+    results = [_not_run(c) for c in checks]
+    for r in results:
+        if on_result is not None:
+            on_result(r)
+    return imp, results
+
+
+def _bounded(res: CheckResult) -> CheckResult:
+    """Every text of a result cut to a stated size, whatever the submission made it say."""
+    res.message = clip(res.message or "", MAX_MESSAGE_CHARS)
+    res.fields = {k: clip(v, MAX_MESSAGE_CHARS) if isinstance(v, str) else v
+                  for k, v in res.fields.items()}
+    res.details = {k: clip(v, MAX_MESSAGE_CHARS) if isinstance(v, str) else v
+                   for k, v in res.details.items()}
+    if res.example is not None:
+        res.example = clip(res.example, MAX_MESSAGE_CHARS)
+    if res.reproducer is not None:
+        res.reproducer = clip(res.reproducer, MAX_REPRODUCER_CHARS)
+    return res
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, saying how much was cut."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"... ({len(text) - limit} more characters not shown)"
 
 
 def import_detail(imp: dict, t=None) -> str:

@@ -16,6 +16,8 @@ OPTIONAL_SKIPPED = "Optional, not provided: {function}. This costs no points."
 CHECK_BUG = ("This check broke because of a bug in the grader, not in your code; it counts as "
              "passed. Please tell your teacher.")
 NOT_RUN_IMPORT = "not run: your submission could not be imported (see the summary)"
+NOT_RUN_BUDGET = ("not run: budget exhausted (your submission used up its {seconds} s before "
+                  "this check)")
 HINT_BUDGET = ("Your submission used up its time budget before this check could start; make the "
                "slow functions faster (whole-array NumPy operations instead of Python loops).")
 SCORE = "Score"

@@ -28,7 +28,7 @@ import numpy as np
 
 MAX_DEPTH = 32
 MAX_NODES = 1_000_000
-MAX_HEADER = 64 * 1024 * 1024
+MAX_HEADER = 16 * 1024 * 1024
 # dtype kinds that may cross: bool, signed/unsigned ints, floats, complex, fixed-width str/bytes
 ARRAY_KINDS = "biufcUS"
 BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
@@ -50,15 +50,18 @@ def check_dtype(text: str) -> np.dtype:
         raise ProtocolError(f"unknown dtype {text[:40]!r}") from exc
     if dt.kind not in ARRAY_KINDS or dt.fields is not None or dt.subdtype is not None:
         raise ProtocolError(f"dtype {dt.str!r} may not cross")
+    if dt.itemsize < 1:  # |S0, <U0: any shape would fit in zero bytes
+        raise ProtocolError(f"dtype {dt.str!r} has no size")
     return dt
 
 
-def encode(value, blobs: list) -> object:
-    """`value` as a JSON-able tree; array bytes are appended to `blobs`."""
-    return _enc(value, blobs, 0)
+def encode(value, blobs: list, *, objects: bool = True) -> object:
+    """`value` as a JSON-able tree; array bytes are appended to `blobs`. A worker encodes its
+    replies with ``objects=False``: arrays of dtype object cannot be sent back."""
+    return _enc(value, blobs, 0, objects)
 
 
-def _enc(v, blobs, depth):
+def _enc(v, blobs, depth, objects=True):
     if depth > MAX_DEPTH:
         raise Unencodable("value nested too deeply")
     t = type(v)
@@ -75,7 +78,9 @@ def _enc(v, blobs, depth):
         if type(arr) is not np.ndarray:  # a subclass: take the plain base data
             arr = arr.view(np.ndarray)
         if arr.dtype.kind == "O":
-            flat = [_enc(x, blobs, depth + 1) for x in arr.reshape(-1).tolist()]
+            if not objects:
+                raise Unencodable("an array of dtype object cannot be sent back")
+            flat = [_enc(x, blobs, depth + 1, objects) for x in arr.reshape(-1).tolist()]
             return {"t": "ndobj", "shape": list(arr.shape), "v": flat}
         if arr.dtype.kind not in ARRAY_KINDS or arr.dtype.fields is not None:
             raise Unencodable(f"an array of dtype {arr.dtype} cannot be sent")
@@ -89,35 +94,36 @@ def _enc(v, blobs, depth):
         blobs.append(arr.tobytes())
         return {"t": "np", "i": len(blobs) - 1, "dtype": arr.dtype.str}
     if isinstance(v, np.random.Generator):
-        return {"t": "rng", "state": _enc(v.bit_generator.state, blobs, depth + 1)}
+        return {"t": "rng", "state": _enc(v.bit_generator.state, blobs, depth + 1, objects)}
     if isinstance(v, bool):
         return bool(v)
     if isinstance(v, int):
         return int.__index__(v)
     if isinstance(v, float):
-        return _enc(float.__float__(v), blobs, depth)
+        return _enc(float.__float__(v), blobs, depth, objects)
     if isinstance(v, str):
         return str.__str__(v)
     if isinstance(v, complex):
-        return {"t": "complex", "re": _enc(v.real, blobs, depth + 1),
-                "im": _enc(v.imag, blobs, depth + 1)}
+        return {"t": "complex", "re": _enc(v.real, blobs, depth + 1, objects),
+                "im": _enc(v.imag, blobs, depth + 1, objects)}
     if isinstance(v, (bytes, bytearray)):
         blobs.append(bytes(v))
         return {"t": "bytes", "i": len(blobs) - 1}
     if isinstance(v, (list, tuple)):
         return {"t": "tuple" if isinstance(v, tuple) else "list",
-                "v": [_enc(x, blobs, depth + 1) for x in v]}
+                "v": [_enc(x, blobs, depth + 1, objects) for x in v]}
     if isinstance(v, dict):
-        return {"t": "dict", "v": [[_enc(k, blobs, depth + 1), _enc(x, blobs, depth + 1)]
+        return {"t": "dict", "v": [[_enc(k, blobs, depth + 1, objects), _enc(x, blobs, depth + 1, objects)]
                                    for k, x in v.items()]}
     raise Unencodable(f"a value of type {t.__name__} cannot be sent back")
 
 
 class _Decoder:
-    def __init__(self, blobs: list, max_nodes: int = MAX_NODES):
+    def __init__(self, blobs: list, max_nodes: int = MAX_NODES, untrusted: bool = False):
         self.blobs = blobs
         self.nodes = 0
         self.max_nodes = max_nodes
+        self.untrusted = untrusted
 
     def __call__(self, tree, depth: int = 0):
         self.nodes += 1
@@ -176,6 +182,8 @@ class _Decoder:
             arr = np.frombuffer(data, dtype=dt).reshape(shape)
             return arr if arr.flags.writeable else arr.copy()
         if tag == "ndobj":
+            if self.untrusted:  # a grader never needs the worker's object arrays
+                raise ProtocolError("arrays of dtype object may not cross")
             shape = d.get("shape")
             items = d.get("v")
             if (not isinstance(shape, list) or not all(type(n) is int and n >= 0 for n in shape)
@@ -208,8 +216,11 @@ class _Decoder:
         raise ProtocolError(f"unknown tag {str(tag)[:20]!r}")
 
 
-def decode(tree, blobs: list):
-    return _Decoder(blobs)(tree)
+def decode(tree, blobs: list, *, untrusted: bool = False):
+    """The value of an encoded tree. `untrusted` (the grader reading a worker's reply):
+    object arrays are refused too. Every array's size is its blob's size (itemsize >= 1), so
+    nothing decoded is larger than the frame that carried it."""
+    return _Decoder(blobs, untrusted=untrusted)(tree)
 
 
 def make_generator(state) -> np.random.Generator:

@@ -7,12 +7,16 @@
 Arguments and results cross as plain data (see ``protocol.py``). Exceptions the submission
 raises come back as (type name, builtin bases, message) and are raised here as the builtin type
 (or a subclass named like the submission's class), so ``pytest.raises(IndexError)``-style checks
-work as in-process. Arrays the submission mutated are written back into the caller's arrays and
-Generators are advanced to the worker's state, so the proxy behaves like the module itself.
+work as in-process. Arguments cross as copies: the caller's arrays never change, whatever the
+submission does; a function that modifies an argument in place fails with a message saying so
+(EMB-PURE-01 for every function). A Generator argument is advanced to the worker's state, as
+drawing from it in-process would.
 
 A call that hangs, crashes the worker, runs out of memory, floods output or imports the
 reference raises the matching :mod:`graders.conformance.faults` exception after the worker and
-everything it left behind are killed; the next call starts a fresh worker.
+everything it left behind are killed; the next call starts a fresh worker. Once the
+submission's total time is used up, calls raise :class:`BudgetExhausted` without being made.
+A worker the grader itself cannot start or stop raises :class:`SandboxError`.
 """
 
 from __future__ import annotations
@@ -26,11 +30,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graders.conformance import hints
 from graders.conformance.faults import (CallTimeout, ForbiddenImport, ImplementationFault,
                                         OutputFlood, ResourceExhausted, WorkerCrashed)
+from graders.conformance.registry import ConformanceError
 
 from . import protocol as P
-from .sandbox import LaunchPlan, Limits, Scratch, kill_leftovers, plan
+from .sandbox import (LaunchPlan, Limits, SandboxError, Scratch, kill_leftovers, plan,
+                      read_bwrap_info)
+from .sandbox import _proc as sandbox_proc
 
 
 class SubmissionException(Exception):
@@ -68,6 +76,12 @@ def rebuild_exception(info: dict) -> Exception:
             cls = type(name, bases[:1], {"__module__": "submission"})
         _CLASSES[key] = cls
     return cls(msg)
+
+
+class BudgetExhausted(CallTimeout):
+    """The submission's total time is used up: the call was not made (the check did not run)."""
+
+    kind = "timeout"
 
 
 class UnsupportedResult(SubmissionException):
@@ -118,104 +132,146 @@ def _grow_pipe(fd: int, size: int = 1 << 20) -> None:
         pass
 
 
+class _Reply:
+    """One reply frame as it arrives: its 8-byte length, then its body."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.head = bytearray()
+        self.body: bytearray | None = None
+        self.got = 0
+
+    def want(self) -> int:
+        return 8 - len(self.head) if self.body is None else len(self.body) - self.got
+
+    def complete(self) -> bool:
+        return self.body is not None and self.got == len(self.body)
+
+
 class Worker:
-    """One worker process and its three pipes (requests, replies, output)."""
+    """One worker process and its pipes (requests, replies, output; bwrap's info)."""
 
     def __init__(self, scratch: Scratch, limits: Limits, mode: str, functions: list[str],
                  output: OutputBuffer):
         self.limits = limits
         self.output = output
-        self.launch: LaunchPlan = plan(scratch, limits, mode, functions)
+        self.alive = False
         req_r, self.req_w = os.pipe()
         self.resp_r, resp_w = os.pipe()
         self.out_r, out_w = os.pipe()
+        self.info_r, info_w = os.pipe() if mode == "bwrap" else (-1, -1)
+        child_ends = [fd for fd in (req_r, resp_w, out_w, info_w) if fd >= 0]
         for fd in (req_r, self.resp_r):
             _grow_pipe(fd)
-        argv = self.launch.argv + ["--req-fd", str(req_r), "--resp-fd", str(resp_w)]
         try:
+            self.launch: LaunchPlan = plan(scratch, limits, mode, functions,
+                                           info_fd=info_w if info_w >= 0 else None)
+            argv = self.launch.argv + ["--req-fd", str(req_r), "--resp-fd", str(resp_w)]
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
-                pass_fds=(req_r, resp_w), cwd=self.launch.cwd, env=self.launch.env,
-                start_new_session=True, preexec_fn=self.launch.preexec, close_fds=True)
+                pass_fds=tuple(fd for fd in (req_r, resp_w, info_w) if fd >= 0),
+                cwd=self.launch.cwd, env=self.launch.env, start_new_session=True,
+                preexec_fn=self.launch.preexec, close_fds=True)
+        except OSError as exc:
+            self._close_fds(self.req_w, self.resp_r, self.out_r, self.info_r)
+            raise SandboxError("the grader could not start a worker "
+                               f"({exc.strerror or type(exc).__name__})") from None
         finally:
-            for fd in (req_r, resp_w, out_w):
-                os.close(fd)
+            self._close_fds(*child_ends)
+        me = sandbox_proc(self.proc.pid)
+        self.launch.start_tick = me.start if me is not None else 1
         for fd in (self.req_w, self.resp_r, self.out_r):
             os.set_blocking(fd, False)
         self.alive = True
+
+    @staticmethod
+    def _close_fds(*fds) -> None:
+        for fd in fds:
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
 
     # ------------------------------------------------------------------ exchange
     def exchange(self, frame: list | None, timeout: float, what: str):
         """Send `frame` (buffers from protocol.pack, if any) and wait for one reply frame."""
         deadline = time.monotonic() + timeout
         parts = [memoryview(p).cast("B") for p in (frame or []) if len(p)]
+        reply = _Reply(self.limits.max_message_mb * 1024 * 1024)
         sel = selectors.DefaultSelector()
         sel.register(self.resp_r, selectors.EVENT_READ, "resp")
         sel.register(self.out_r, selectors.EVENT_READ, "out")
         if parts:
             sel.register(self.req_w, selectors.EVENT_WRITE, "req")
-        limit = self.limits.max_message_mb * 1024 * 1024
-        head = bytearray()
-        body: bytearray | None = None
-        got = 0
         try:
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    self.kill()
-                    raise CallTimeout(f"{what} did not finish within {timeout:g} s "
-                                      "(an endless loop, or far too slow)")
+                    self._timed_out(timeout, what)
                 for key, _ in sel.select(min(left, 0.5)):
                     if key.data == "req":
-                        try:
-                            n = os.write(self.req_w, parts[0][:1 << 22])
-                        except BlockingIOError:
-                            continue
-                        except BrokenPipeError:
-                            sel.unregister(self.req_w)
-                            parts = []
-                            continue
-                        parts[0] = parts[0][n:]
-                        if not len(parts[0]):
-                            parts.pop(0)
-                        if not parts:
-                            sel.unregister(self.req_w)
+                        self._send_some(sel, parts)
                     elif key.data == "out":
                         self._drain_output(sel, what)
-                    elif body is None:
-                        try:
-                            chunk = os.read(self.resp_r, 8 - len(head))
-                        except BlockingIOError:
-                            continue
-                        if not chunk:
-                            self._died(what)
-                        head += chunk
-                        if len(head) == 8:
-                            n = P.frame_length(head)
-                            if n > limit:
-                                self.kill()
-                                raise ResourceExhausted(
-                                    f"{what} sent back more than {limit >> 20} MiB")
-                            body, got = bytearray(n), 0
-                    elif got < len(body):
-                        try:
-                            n = os.readv(self.resp_r, [memoryview(body)[got:]])
-                        except BlockingIOError:
-                            continue
-                        if not n:
-                            self._died(what)
-                        got += n
-                    if body is not None and got == len(body):
-                        try:
-                            reply = P.unpack(body)
-                        except P.ProtocolError as exc:
-                            self.kill()
-                            raise WorkerCrashed(
-                                f"{what}: the worker sent a malformed reply ({exc})") from None
-                        self.drain_ready_output(what)
-                        return reply
+                    elif self._receive_some(reply, what):
+                        return self._unpack(reply, what)
         finally:
             sel.close()
+
+    def _timed_out(self, timeout: float, what: str):
+        self.kill()
+        raise CallTimeout(f"{what} did not finish within {timeout:g} s "
+                          "(an endless loop, or far too slow)")
+
+    def _send_some(self, sel, parts: list) -> None:
+        """Write what the request pipe takes now; stop writing once all is sent or refused."""
+        try:
+            n = os.write(self.req_w, parts[0][:1 << 22])
+        except BlockingIOError:
+            return
+        except BrokenPipeError:  # the worker died: its reply pipe will say how
+            sel.unregister(self.req_w)
+            parts.clear()
+            return
+        parts[0] = parts[0][n:]
+        if not len(parts[0]):
+            parts.pop(0)
+        if not parts:
+            sel.unregister(self.req_w)
+
+    def _receive_some(self, reply: _Reply, what: str) -> bool:
+        """Read what the reply pipe holds now; True once the whole frame has arrived."""
+        try:
+            if reply.body is None:
+                chunk = os.read(self.resp_r, reply.want())
+                if not chunk:
+                    self._died(what)
+                reply.head += chunk
+                if len(reply.head) == 8:
+                    n = P.frame_length(reply.head)
+                    if n > reply.limit:
+                        self.kill()
+                        raise ResourceExhausted(
+                            f"{what} sent back more than {reply.limit >> 20} MiB")
+                    reply.body = bytearray(n)
+            elif reply.want():
+                n = os.readv(self.resp_r, [memoryview(reply.body)[reply.got:]])
+                if not n:
+                    self._died(what)
+                reply.got += n
+        except BlockingIOError:
+            return False
+        return reply.complete()
+
+    def _unpack(self, reply: _Reply, what: str):
+        try:
+            frame = P.unpack(reply.body)
+        except P.ProtocolError as exc:
+            self.kill()
+            raise WorkerCrashed(f"{what}: the worker sent a malformed reply ({exc})") from None
+        self.drain_ready_output(what)
+        return frame
 
     def _drain_output(self, sel, what: str) -> None:
         try:
@@ -225,6 +281,9 @@ class Worker:
         if not chunk:
             sel.unregister(self.out_r)
             return
+        self._add_output(chunk, what)
+
+    def _add_output(self, chunk: bytes, what: str) -> None:
         self.output.add(chunk)
         if self.output.total > self.limits.max_output_bytes:
             self.kill()
@@ -240,11 +299,7 @@ class Worker:
                 return
             if not chunk:
                 return
-            self.output.add(chunk)
-            if self.output.total > self.limits.max_output_bytes:
-                self.kill()
-                raise OutputFlood(f"{what} printed more than {self.limits.max_output_bytes} "
-                                  "bytes of output")
+            self._add_output(chunk, what)
 
     def _died(self, what: str):
         try:
@@ -265,28 +320,29 @@ class Worker:
 
     # ------------------------------------------------------------------ cleanup
     def kill(self) -> None:
+        """Kill the worker and all it started; raises SandboxError if that cannot be confirmed."""
         if not self.alive:
             return
         self.alive = False
-        kill_leftovers(self.proc, self.launch)
-        for fd in (self.req_w, self.resp_r, self.out_r):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        if self.info_r >= 0:
+            ns = read_bwrap_info(self.info_r).get("pid-namespace")
+            if isinstance(ns, int):
+                self.launch.pid_ns = f"pid:[{ns}]"
+        try:
+            kill_leftovers(self.proc, self.launch)
+        finally:
+            self._close_fds(self.req_w, self.resp_r, self.out_r, self.info_r)
+            self.req_w = self.resp_r = self.out_r = self.info_r = -1
 
     def close(self) -> None:
         """Ask politely (end of requests), then kill whatever is left."""
         if self.alive:
-            try:
-                os.close(self.req_w)
-            except OSError:
-                pass
+            self._close_fds(self.req_w)
+            self.req_w = -1
             try:
                 self.proc.wait(timeout=0.5)
             except subprocess.TimeoutExpired:
                 pass
-            self.req_w = -1
         self.kill()
 
 
@@ -329,6 +385,8 @@ class SubmissionProxy:
         self._timeouts: dict[str, int] = {}
         self.faults: list[str] = []
         self.restarts = 0
+        self.budget_refused = False      # a call of the current check was refused (budget)
+        self.budget_seconds = limits.total_timeout
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> Outcome:
@@ -387,6 +445,7 @@ class SubmissionProxy:
     # ------------------------------------------------------------------ time
     def begin_check(self) -> None:
         self._check_t = time.monotonic()
+        self.budget_refused = False
 
     def _left(self, which: str) -> float:
         now = time.monotonic()
@@ -407,15 +466,9 @@ class SubmissionProxy:
 
     def _call(self, name: str, args: tuple, kwargs: dict):
         what = f"{name}()"
-        if self._left("total") <= 0:
-            raise CallTimeout(f"{what} not called: the submission used up its total time "
-                              f"of {self._limits.total_timeout:g} s", function=name)
-        if self._left("check") <= 0:
-            raise CallTimeout(f"{what} not called: this check used up its time of "
-                              f"{self._limits.check_timeout:g} s", function=name)
-        if self._timeouts.get(name, 0) >= self._limits.max_timeouts_per_function:
-            raise CallTimeout(f"{what} not called again: it timed out "
-                              f"{self._timeouts[name]} time(s) before", function=name)
+        self._may_call(name, what)
+        # The request is encoded (copied) before the call: whatever the worker does to its
+        # copies, the caller's arguments stay as they were.
         blobs: list = []
         header = {"op": "call", "fn": name, "args": P.encode(list(args), blobs),
                   "kwargs": P.encode(list(kwargs.items()), blobs)}
@@ -424,13 +477,9 @@ class SubmissionProxy:
         try:
             worker = self._ensure(what)
             reply, rblobs = worker.exchange(frame, max(timeout, 0.01), what)
-        except CallTimeout as exc:
-            self._timeouts[name] = self._timeouts.get(name, 0) + 1
-            self._kill()
-            self.faults.append(str(exc))
-            exc.function = name
-            raise
         except ImplementationFault as exc:
+            if isinstance(exc, CallTimeout):
+                self._timeouts[name] = self._timeouts.get(name, 0) + 1
             self._kill()
             self.faults.append(str(exc))
             exc.function = name
@@ -445,30 +494,52 @@ class SubmissionProxy:
         if "exc" in reply:
             raise rebuild_exception(reply["exc"] if isinstance(reply["exc"], dict) else {})
         try:
-            value = P.decode(reply.get("ok"), rblobs)
-            self._write_back(args, kwargs, reply, rblobs)
+            value = P.decode(reply.get("ok"), rblobs, untrusted=True)
+            self._advance_generators(args, kwargs, reply, rblobs)
         except (P.ProtocolError, TypeError, ValueError) as exc:
             self._kill()
             raise WorkerCrashed(f"{what}: the worker sent a malformed reply ({exc})",
                                 function=name) from None
+        self._report_mutation(name, reply.get("mutated"))
         return value
 
-    def _write_back(self, args, kwargs, reply, blobs) -> None:
-        def target(key):
-            if isinstance(key, int) and 0 <= key < len(args):
-                return args[key]
-            if isinstance(key, str):
-                return kwargs.get(key)
-            return None
+    def _may_call(self, name: str, what: str) -> None:
+        """Refuse a call when the budget, the check's time or the function's timeouts are spent."""
+        if self._left("total") <= 0:
+            self.budget_refused = True
+            raise BudgetExhausted(f"budget exhausted: {what} was not called because the "
+                                  "submission used up its total time of "
+                                  f"{self._limits.total_timeout:g} s", function=name)
+        if self._left("check") <= 0:
+            raise CallTimeout(f"{what} not called: this check used up its time of "
+                              f"{self._limits.check_timeout:g} s", function=name)
+        if self._timeouts.get(name, 0) >= self._limits.max_timeouts_per_function:
+            raise CallTimeout(f"{what} not called again: it timed out "
+                              f"{self._timeouts[name]} time(s) before", function=name)
 
-        for key, enc in reply.get("mutated") or []:
-            orig, new = target(key), P.decode(enc, blobs)
-            if (isinstance(orig, np.ndarray) and isinstance(new, np.ndarray)
-                    and orig.shape == new.shape and orig.dtype == new.dtype
-                    and orig.flags.writeable):
-                np.copyto(orig, new)
+    @staticmethod
+    def _report_mutation(name: str, mutated) -> None:
+        """An argument changed in place is a violation of its own (EMB-PURE-01: no function
+        mutates its inputs); it is reported, never written back into the caller's values."""
+        if not mutated or not isinstance(mutated, list):
+            return
+        which = ", ".join(f"argument {k}" if isinstance(k, int) else f"argument {str(k)[:40]}"
+                          for k in mutated[:8])
+        raise ConformanceError(f"{name}() changed its input in place ({which}), but no "
+                               "function may modify its arguments (EMB-PURE-01)",
+                               hint=hints.MUTATION)
+
+    @staticmethod
+    def _advance_generators(args, kwargs, reply, blobs) -> None:
+        """A Generator argument is consumed by design: take over the worker's advanced state."""
         for key, enc in reply.get("rngs") or []:
-            orig, state = target(key), P.decode(enc, blobs)
+            if isinstance(key, int) and 0 <= key < len(args):
+                orig = args[key]
+            elif isinstance(key, str):
+                orig = kwargs.get(key)
+            else:
+                continue
+            state = P.decode(enc, blobs, untrusted=True)
             if isinstance(orig, np.random.Generator) and isinstance(state, dict):
                 P.make_generator(state)  # validates it
                 orig.bit_generator.state = state

@@ -1,18 +1,26 @@
-"""How a worker process is started: limits, scratch folder, environment, bubblewrap.
+"""How a worker process is started and stopped: limits, scratch folder, environment, bubblewrap.
 
-Two modes, chosen per grader process (``--sandbox auto`` picks the strongest that works):
+Untrusted code runs only where it can neither signal, trace nor read the grader, nor write
+anything the grader later trusts. ``choose_mode`` decides, once per grader process:
 
-* ``bwrap``: the worker runs in bubblewrap with new mount, PID, network, IPC and UTS
-  namespaces: an empty root with read-only binds of /usr, the Python installation, the
-  whitelisted packages and the submission copy, a writable scratch folder, a private /tmp and
-  no network. The project, the spec, answers and result files do not exist in there. Run as
-  root, the worker drops to a uid of its own before it imports the submission.
-* ``rlimits``: no namespaces (bwrap missing or refused); the same limits, scratch folder,
-  scrubbed environment and import guard, but the submission can read what the grader's user
-  can read. The downgrade is logged and recorded in every report.
+* ``bwrap`` (``--sandbox auto`` or ``bwrap``): the worker runs in bubblewrap with new mount,
+  PID, network, IPC and UTS namespaces: an empty root with read-only binds of /usr, the Python
+  installation, the whitelisted packages, the worker's runtime and the submission copy. The
+  only writable place is one size-limited tmpfs (``Limits.max_disk_mb``) holding the worker's
+  home, ``/tmp`` and ``/dev/shm``; it is new for every worker start and vanishes with it. The
+  project, the spec, answers, the gradebook and result files do not exist in there. Run as
+  root, the worker drops to a uid of its own (checked to own no process) before it imports
+  the submission; as another user, bubblewrap maps it into a user namespace.
+* ``rlimits`` (``--sandbox none``): no namespaces, for **trusted code only** (your own
+  reference solutions, tests of the grader). The same limits, fresh folders, scrubbed
+  environment and import guard, and a private uid where the grader is root and the
+  interpreter is readable by others; but no private /tmp, no write quota, and without a
+  private uid the code can signal the grader. ``auto`` never falls back to it: where
+  bubblewrap cannot run, grading **fails closed** with :class:`IsolationUnavailable`.
 
 Both set rlimits (CPU seconds, address space, processes, file size, open files, no core
-files), a parent-death signal, a new session, and kill what the worker leaves behind.
+files), a parent-death signal and a new session; :func:`kill_leftovers` then kills the worker
+and everything it started, and confirms they are gone before it returns.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from __future__ import annotations
 import ctypes
 import importlib.util
 import itertools
+import json
 import logging
 import os
 import shutil
@@ -36,29 +45,53 @@ log = logging.getLogger("andrea_grade")
 HERE = Path(__file__).resolve().parent
 RUNTIME_FILES = ("worker.py", "protocol.py")
 ALLOWED_PACKAGES = ("numpy", "scipy")
+# The one list of packages a submission may not import (passed to the worker's import guard).
 FORBIDDEN_MODULES = ("andrea_ref", "andrea_gpu", "graders", "spec")
+# A kernel's worker imports the kernel runtime (its own copy of andrea_gpu's host code).
+KERNEL_FORBIDDEN = tuple(m for m in FORBIDDEN_MODULES if m != "andrea_gpu")
 IN_SANDBOX = "/sandbox"
-UID_BASE = 200_000
+UID_BASE = 200_000         # worker uids: UID_BASE + (pid % UID_PIDS) * 64 + slot
+UID_PIDS = 1 << 22
 MARKER = "ANDREA_GRADE_WORKER"
+CONFIRM_SECONDS = 5.0      # how long cleanup may take before it is the grader's own error
 _UID_SLOTS = itertools.count()
+_WORK_DIRS = itertools.count()
+
+
+class IsolationUnavailable(RuntimeError):
+    """Untrusted code cannot be isolated here; the message says why and how to fix it."""
+
+
+class SandboxError(BaseException):
+    """The grader itself could not start or stop a worker (never the submission's fault).
+
+    A BaseException, like the implementation faults, so that no check and no Hypothesis
+    machinery swallows it: grading stops and reports the grader's own error.
+    """
 
 
 @dataclass
 class Limits:
-    """Every limit of a grading run; the defaults are for real grading."""
+    """Every limit of a grading run; the defaults are for real grading.
+
+    With the defaults no submission holds a grading slot much longer than `total_timeout`
+    (a correct one takes a few seconds): every call, restart and check shares that budget,
+    and checks that did not get to run are reported as not run.
+    """
 
     call_timeout: float = 10.0       # wall seconds for one call into the submission
-    check_timeout: float = 120.0     # wall seconds for one check (all its calls)
-    total_timeout: float = 900.0     # wall seconds for the whole submission
-    startup_timeout: float = 30.0    # wall seconds to start a worker and import the submission
+    check_timeout: float = 60.0      # wall seconds for one check (all its calls)
+    total_timeout: float = 120.0     # wall seconds for the whole submission (the budget)
+    startup_timeout: float = 20.0    # wall seconds to start a worker and import the submission
     memory_mb: int = 2048            # address space of the worker
-    cpu_seconds: int = 600           # CPU seconds of one worker
+    cpu_seconds: int = 300           # CPU seconds of one worker
     max_processes: int = 32          # processes and threads of the worker's uid
     max_file_mb: int = 16            # largest file the worker may write
+    max_disk_mb: int = 64            # everything the worker writes (home, /tmp, /dev/shm)
     max_open_files: int = 64
     max_output_bytes: int = 1 << 20  # printing more than this is an output flood
     keep_output_bytes: int = 4096    # how much of the submission's output the report shows
-    max_message_mb: int = 512        # largest reply accepted from the worker
+    max_message_mb: int = 384        # largest reply accepted from the worker
     max_timeouts_per_function: int = 3  # after this many timeouts a function is not called again
 
     @classmethod
@@ -100,43 +133,58 @@ def bwrap_path() -> str | None:
 
 
 def probe_bwrap() -> tuple[bool, str]:
-    """Whether bubblewrap can start the interpreter here (cached per process)."""
+    """Whether bubblewrap can start the interpreter here, as a worker would (cached)."""
     if "bwrap" in _PROBE:
         return _PROBE["bwrap"]
     exe = bwrap_path()
     if exe is None:
-        result = (False, "bwrap is not installed")
+        result = (False, "bubblewrap (bwrap) is not installed")
     else:
-        with tempfile.TemporaryDirectory(prefix="andrea-probe-") as tmp:
-            cmd = _bwrap_prefix(exe, {"work": Path(tmp)}, site=[]) + [
-                _python()[0], "-I", "-S", "-c", "import os; os.getpid()"]
-            try:
-                p = subprocess.run(cmd, capture_output=True, timeout=20,
-                                   env={"PATH": "/usr/bin:/bin"})
-                ok = p.returncode == 0
-                why = "" if ok else (p.stderr.decode(errors="replace").strip().splitlines()
-                                     or [f"exit status {p.returncode}"])[-1]
-                result = (ok, why[:300])
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                result = (False, f"{type(exc).__name__}: {exc}")
+        cmd = _bwrap_prefix(exe, {}, site=[], disk_bytes=1 << 20) + [
+            _python()[0], "-I", "-S", "-c", "import os; os.getpid()"]
+        try:
+            p = subprocess.run(cmd, capture_output=True, timeout=20, cwd="/",
+                               env={"PATH": "/usr/bin:/bin"})
+            ok = p.returncode == 0
+            why = "" if ok else (p.stderr.decode(errors="replace").strip().splitlines()
+                                 or [f"exit status {p.returncode}"])[-1]
+            result = (ok, why[:300])
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            result = (False, f"{type(exc).__name__}: {exc}")
     _PROBE["bwrap"] = result
     return result
 
 
+def refusal(why: str) -> str:
+    """The one paragraph `andrea-grade` prints when it will not run untrusted code."""
+    fix = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
+    if bwrap_path() is not None:
+        fix = ("let bubblewrap create namespaces: run the grader as root, or as a normal user "
+               "on a system that allows unprivileged user namespaces (sysctl "
+               "kernel.unprivileged_userns_clone=1 or a bubblewrap installed setuid), or in a "
+               "container started with them allowed")
+    return (f"refusing to run untrusted code: the worker cannot be isolated here ({why}). "
+            "Without bubblewrap a submission could signal or trace the grader, read the "
+            "reference, forge its score or fill the disk, so andrea-grade fails closed. "
+            f"To fix it, {fix}. Only for code you trust (your own solutions), "
+            "--sandbox none runs it without isolation (unsafe).")
+
+
 def choose_mode(requested: str = "auto") -> tuple[str, str]:
-    """(mode, note): 'bwrap' or 'rlimits', with why a requested/automatic bwrap was not used."""
-    if requested == "none" or requested == "rlimits":
-        return "rlimits", "namespaces disabled by --sandbox none"
+    """(mode, note): 'bwrap', or 'rlimits' for trusted code when `requested` is 'none'.
+
+    Raises :class:`IsolationUnavailable` (fail closed) when bubblewrap cannot run and the
+    caller did not opt out with 'none'.
+    """
+    if requested in ("none", "rlimits"):
+        return "rlimits", ("no isolation (--sandbox none): for trusted code only; the code "
+                           "can read and write what the grader's user can")
+    if requested not in ("auto", "bwrap"):
+        raise IsolationUnavailable(f"unknown sandbox {requested!r}; use auto, bwrap or none")
     ok, why = probe_bwrap()
     if ok:
         return "bwrap", ""
-    if requested == "bwrap":
-        raise RuntimeError(f"--sandbox bwrap requested but bubblewrap cannot run here: {why}")
-    note = f"bubblewrap unavailable ({why}); isolation downgraded to rlimits only"
-    if "downgrade" not in _PROBE:
-        _PROBE["downgrade"] = (True, note)
-        log.warning("andrea-grade: %s", note)
-    return "rlimits", note
+    raise IsolationUnavailable(refusal(why))
 
 
 #: What a kernel submission's worker gets of the project: the kernel runtime (host code that
@@ -196,13 +244,16 @@ def _kernel_site_dirs() -> list[Path]:
     return out
 
 
-def _bwrap_prefix(exe: str, dirs: dict, site: list[tuple[Path, str]],
-                  gpu: bool = False) -> list[str]:
+def _bwrap_prefix(exe: str, dirs: dict, site: list[tuple[Path, str]], *, disk_bytes: int,
+                  gpu: bool = False, info_fd: int | None = None) -> list[str]:
+    """bubblewrap's options: read-only system and runtime, one size-limited writable tmpfs."""
     is_root = os.geteuid() == 0
     cmd = [exe, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
            "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
     if not is_root:
         cmd.append("--unshare-user")
+    if info_fd is not None:
+        cmd += ["--info-fd", str(info_fd)]
     cmd += ["--ro-bind", "/usr", "/usr"]
     for top in ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"):
         if os.path.islink(top):
@@ -218,7 +269,14 @@ def _bwrap_prefix(exe: str, dirs: dict, site: list[tuple[Path, str]],
         cmd += ["--ro-bind", prefix, prefix]
     for d in (IN_SANDBOX, f"{IN_SANDBOX}/site", f"{IN_SANDBOX}/project"):
         cmd += ["--perms", "0755", "--dir", d]
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    # The only writable places, new for every worker start: a tmpfs of bounded size holding
+    # the home folder and /tmp, and a smaller one for /dev/shm; together `disk_bytes`.
+    shm = max(disk_bytes // 4, 1 << 16)
+    work = f"{IN_SANDBOX}/work"
+    cmd += ["--perms", "01777", "--size", str(disk_bytes - shm), "--tmpfs", work,
+            "--perms", "01777", "--dir", f"{work}/tmp", "--symlink", f"{work}/tmp", "/tmp",
+            "--proc", "/proc", "--dev", "/dev",
+            "--perms", "01777", "--size", str(shm), "--tmpfs", "/dev/shm"]
     if gpu:
         for dev in sorted(Path("/dev").glob("nvidia*")):
             cmd += ["--dev-bind-try", str(dev), str(dev)]
@@ -228,14 +286,18 @@ def _bwrap_prefix(exe: str, dirs: dict, site: list[tuple[Path, str]],
         cmd += ["--ro-bind", str(dirs["submission"]), f"{IN_SANDBOX}/submission"]
     for host, inside in site:
         cmd += ["--ro-bind", str(host), inside]
-    cmd += ["--bind", str(dirs["work"]), f"{IN_SANDBOX}/work", "--chdir", f"{IN_SANDBOX}/work"]
+    # nothing else is writable, not even bubblewrap's own root and /dev (a user namespace
+    # would own them)
+    cmd += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", work]
     return cmd
 
 
 # ----------------------------------------------------------------------------- a prepared run
 @dataclass
 class Scratch:
-    """The scratch folder of one submission: runtime/, submission/ (a copy), work/, site/."""
+    """The scratch folder of one submission, owned by the grader and never writable by a
+    worker: runtime/ (the worker's two files), submission/ (a copy), site/ (links to the
+    whitelisted packages) and, in rlimits mode only, one fresh work-N/ per worker start."""
 
     root: Path
     module_rel: str               # the module file, relative to submission/
@@ -244,43 +306,66 @@ class Scratch:
     dirs: dict = field(default_factory=dict)
 
     def cleanup(self) -> None:
+        # rmtree works through directory descriptors: a symlink a worker left is removed,
+        # never followed
         shutil.rmtree(self.root, ignore_errors=True)
 
 
 def prepare(files: dict[str, bytes], module_rel: str, *, kernel: bool = False,
             kernel_contract: dict | None = None) -> Scratch:
-    """Write a submission's files into a fresh scratch folder.
+    """Write a submission's files into a fresh scratch folder (read-only for the worker).
 
     kernel=True: also the kernel runtime and `kernel_contract` (the spec's ``kernels:``
     mapping) into runtime/kernel, and NVRTC's package into site/.
     """
     root = Path(tempfile.mkdtemp(prefix="andrea-grade-"))
     os.chmod(root, 0o755)
-    dirs = {name: root / name for name in ("runtime", "submission", "work", "site")}
+    dirs = {name: root / name for name in ("runtime", "submission", "site")}
     for d in dirs.values():
         d.mkdir()
         os.chmod(d, 0o755)
     for name in RUNTIME_FILES:
         shutil.copyfile(HERE / name, dirs["runtime"] / name)
-        os.chmod(dirs["runtime"] / name, 0o644)
+        os.chmod(dirs["runtime"] / name, 0o444)
+    base = dirs["submission"].resolve()
     for rel, data in files.items():
-        target = (dirs["submission"] / rel).resolve()
-        if dirs["submission"].resolve() not in target.parents:
+        target = (base / rel).resolve()
+        if base not in target.parents:
             continue  # a path that would leave the folder
-        for parent in reversed(target.relative_to(dirs["submission"].resolve()).parents):
-            d = dirs["submission"].resolve() / parent
+        for parent in reversed(target.relative_to(base).parents):
+            d = base / parent
             if not d.is_dir():
                 d.mkdir(mode=0o755)
                 os.chmod(d, 0o755)
         target.write_bytes(data)
-        os.chmod(target, 0o644)
+        os.chmod(target, 0o444)
     for pkg in _package_dirs() + (_kernel_site_dirs() if kernel else []):
         (dirs["site"] / pkg.name).symlink_to(pkg)
     if kernel:
         _kernel_runtime(dirs["runtime"] / "kernel", kernel_contract)
-    (dirs["work"] / "tmp").mkdir()
-    sc = Scratch(root=root, module_rel=module_rel, kernel=kernel, dirs=dirs)
-    return sc
+    os.chmod(dirs["runtime"], 0o555)
+    return Scratch(root=root, module_rel=module_rel, kernel=kernel, dirs=dirs)
+
+
+def _fresh_work_dir(scratch: Scratch, uid: int | None) -> Path:
+    """rlimits mode: a new work folder (with tmp/) for one worker start, created through a
+    directory descriptor and handed to the worker's uid before the worker exists."""
+    name = f"work-{next(_WORK_DIRS)}"
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    root_fd = os.open(scratch.root, flags)
+    try:
+        os.mkdir(name, 0o700, dir_fd=root_fd)
+        work_fd = os.open(name, flags, dir_fd=root_fd)
+        try:
+            os.mkdir("tmp", 0o700, dir_fd=work_fd)
+            if uid is not None:
+                os.chown("tmp", uid, uid, dir_fd=work_fd, follow_symlinks=False)
+                os.fchown(work_fd, uid, uid)
+        finally:
+            os.close(work_fd)
+    finally:
+        os.close(root_fd)
+    return scratch.root / name
 
 
 def _traversable(path: str) -> bool:
@@ -295,16 +380,62 @@ def _traversable(path: str) -> bool:
     return True
 
 
-def _user_process_count(uid: int) -> int:
-    n = 0
+# ----------------------------------------------------------------------------- processes
+@dataclass
+class Proc:
+    pid: int
+    state: str
+    ppid: int
+    sid: int
+    start: int          # clock ticks after boot
+    uids: tuple
+
+
+def _proc(pid: int) -> Proc | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read().decode("ascii", "replace")
+        with open(f"/proc/{pid}/status", "rb") as f:
+            status = f.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2:].split()
+    uids: tuple = ()
+    for line in status.splitlines():
+        if line.startswith("Uid:"):
+            uids = tuple(int(x) for x in line.split()[1:])
+            break
+    return Proc(pid, fields[0], int(fields[1]), int(fields[3]), int(fields[19]), uids)
+
+
+def _processes():
     for entry in os.listdir("/proc"):
         if entry.isdigit():
-            try:
-                if os.stat(f"/proc/{entry}").st_uid == uid:
-                    n += 1
-            except OSError:
-                pass
-    return n
+            p = _proc(int(entry))
+            if p is not None:
+                yield p
+
+
+def _uid_busy(uid: int) -> bool:
+    return any(uid in p.uids for p in _processes())
+
+
+def _allocate_uid() -> int:
+    """A worker uid of this grader process that no process holds (checked, not assumed)."""
+    for _ in range(64):
+        uid = UID_BASE + (os.getpid() % UID_PIDS) * 64 + next(_UID_SLOTS) % 64
+        if not _uid_busy(uid):
+            return uid
+    raise SandboxError("no free worker uid: every uid of this grader's range runs a process")
+
+
+def _set_subreaper() -> None:
+    """Orphans of a worker become this process's children instead of init's (rlimits mode),
+    so cleanup can find and reap them."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
 
 
 @dataclass
@@ -316,28 +447,41 @@ class LaunchPlan:
     mode: str
     uid: int | None
     marker: str
+    work: Path | None = None      # rlimits mode: this start's work folder on the host
+    start_tick: int = 0           # the worker's start time (set once it runs)
+    pid_ns: str | None = None     # bwrap: the sandbox's PID namespace (from --info-fd)
 
 
-def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str]) -> LaunchPlan:
-    """The command line, environment and pre-exec limits of one worker."""
+def _worker_uid(mode: str, prefix: str) -> int | None:
+    """As root, a private uid (bwrap always; rlimits when others can read the interpreter)."""
+    if os.geteuid() == 0 and (mode == "bwrap" or _traversable(prefix)):
+        return _allocate_uid()
+    return None
+
+
+def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
+         info_fd: int | None = None) -> LaunchPlan:
+    """The command line, environment and pre-exec limits of one worker start."""
     exe, prefix = _python()
     is_root = os.geteuid() == 0
-    uid = None
-    if is_root and (mode == "bwrap" or _traversable(prefix)):
-        uid = UID_BASE + os.getpid() * 64 + next(_UID_SLOTS) % 64
-    extra_sites: list[str] = []
+    uid = _worker_uid(mode, prefix)
+    work_host = None
     if mode == "bwrap":
         site = [(pkg, f"{IN_SANDBOX}/site/{pkg.name}") for pkg in _package_dirs()]
         if scratch.kernel:  # the kernel runtime is in runtime/kernel; NVRTC (and CuPy) in site
             site += [(p, f"{IN_SANDBOX}/site/{p.name}") for p in _kernel_site_dirs()]
-        base = _bwrap_prefix(bwrap_path(), scratch.dirs, site, gpu=scratch.kernel)
+        base = _bwrap_prefix(bwrap_path(), scratch.dirs, site, gpu=scratch.kernel,
+                             disk_bytes=limits.max_disk_mb << 20, info_fd=info_fd)
         inside = {k: f"{IN_SANDBOX}/{k}" for k in ("runtime", "submission", "work", "site")}
+        cwd = str(scratch.root)
     else:
         base = []
+        work_host = _fresh_work_dir(scratch, uid)
         inside = {k: str(v) for k, v in scratch.dirs.items()}
-    if uid is not None:
-        os.chown(scratch.dirs["work"], uid, uid)
-        os.chown(scratch.dirs["work"] / "tmp", uid, uid)
+        inside["work"] = str(work_host)
+        cwd = str(work_host)
+        if uid is None:
+            _set_subreaper()
     marker = f"{os.getpid()}-{time.monotonic_ns()}"
     # -s -S -P: no user or site packages, no script folder on sys.path; unlike -I the
     # environment (which we build from scratch) still counts, for PYTHONHASHSEED and friends.
@@ -345,12 +489,12 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str]) -> L
                    "--runtime", inside["runtime"],
                    "--module", f"{inside['submission']}/{scratch.module_rel}",
                    "--site", inside["site"], "--functions", ",".join(functions)]
-    for extra in extra_sites:
-        argv += ["--site", extra]
     if uid is not None:
         argv += ["--drop-uid", str(uid)]
     if scratch.kernel:
-        argv += ["--kernel", "--forbid", "andrea_ref,graders,spec"]
+        argv += ["--kernel", "--forbid", ",".join(KERNEL_FORBIDDEN)]
+    else:
+        argv += ["--forbid", ",".join(FORBIDDEN_MODULES)]
     work = inside["work"]
     env = {
         "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
@@ -360,11 +504,11 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str]) -> L
         "NUMEXPR_NUM_THREADS": "1", "MPLBACKEND": "Agg", MARKER: marker,
     }
     nproc = limits.max_processes
-    if uid is None:
-        nproc += _user_process_count(os.getuid()) if not is_root else 0
+    if uid is None and not is_root:
+        nproc += sum(os.getuid() in p.uids for p in _processes())
     preexec = _make_preexec(limits, nproc)
-    return LaunchPlan(argv=argv, env=env, cwd=str(scratch.dirs["work"]), preexec=preexec,
-                      mode=mode, uid=uid, marker=marker)
+    return LaunchPlan(argv=argv, env=env, cwd=cwd, preexec=preexec, mode=mode, uid=uid,
+                      marker=marker, work=work_host)
 
 
 def _make_preexec(limits: Limits, nproc: int):
@@ -397,8 +541,75 @@ def _make_preexec(limits: Limits, nproc: int):
 
 
 # ----------------------------------------------------------------------------- cleanup
+def read_bwrap_info(fd: int) -> dict:
+    """What bubblewrap wrote to --info-fd (the sandbox's PID namespace), without blocking."""
+    data = b""
+    try:
+        os.set_blocking(fd, False)
+        while len(data) < 4096:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            data += chunk
+    except (BlockingIOError, OSError):
+        pass
+    try:
+        info = json.loads(data.decode("utf-8") or "{}")
+    except ValueError:
+        return {}
+    return info if isinstance(info, dict) else {}
+
+
+def _pid_ns(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
+def _has_marker(pid: int, needle: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return needle in f.read().split(b"\0")
+    except OSError:
+        return False
+
+
+def _leftovers(proc: subprocess.Popen, launch: LaunchPlan) -> list[int]:
+    """Processes the worker started that still live; zombies of ours are reaped on the way.
+
+    Only processes that provably belong to this worker count: in its PID namespace (bwrap),
+    of its private uid (checked free before it started), in its session, carrying its
+    environment marker, or orphans it left to this (subreaper) process since it started.
+    """
+    me = os.getpid()
+    needle = f"{MARKER}={launch.marker}".encode()
+    out = []
+    for p in _processes():
+        if p.pid in (me, proc.pid):
+            continue
+        orphan = p.ppid == me and p.start >= launch.start_tick > 0
+        if p.state in "ZX":
+            if orphan:
+                try:
+                    os.waitpid(p.pid, os.WNOHANG)
+                except ChildProcessError:
+                    pass
+            continue
+        ours = (orphan or (launch.uid is not None and launch.uid in p.uids)
+                or (launch.pid_ns is not None and _pid_ns(p.pid) == launch.pid_ns)
+                or (launch.mode != "bwrap" and (p.sid == proc.pid or _has_marker(p.pid, needle))))
+        if ours:
+            out.append(p.pid)
+    return out
+
+
 def kill_leftovers(proc: subprocess.Popen, launch: LaunchPlan) -> None:
-    """Kill the worker, its process group and whatever it left behind."""
+    """Kill the worker and everything it started, and confirm they are gone.
+
+    Raises :class:`SandboxError` when something of the worker still runs after
+    ``CONFIRM_SECONDS`` (the grader's own failure: grading must not go on beside it).
+    """
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -408,12 +619,25 @@ def kill_leftovers(proc: subprocess.Popen, launch: LaunchPlan) -> None:
     except ProcessLookupError:
         pass
     try:
-        proc.wait(timeout=5)
+        proc.wait(timeout=CONFIRM_SECONDS)
     except subprocess.TimeoutExpired:
         pass
-    if launch.uid is not None:
-        _kill_uid(launch.uid)
-    _kill_marked(launch.marker)
+    deadline = time.monotonic() + CONFIRM_SECONDS
+    while True:
+        left = _leftovers(proc, launch)
+        if not left:
+            return
+        if time.monotonic() > deadline:
+            raise SandboxError(f"{len(left)} process(es) started by the submission could not "
+                               "be stopped")
+        if launch.uid is not None:
+            _kill_uid(launch.uid)
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.01)
 
 
 def _kill_uid(uid: int) -> None:
@@ -426,22 +650,3 @@ def _kill_uid(uid: int) -> None:
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
-
-
-def _kill_marked(marker: str) -> None:
-    """Processes that still carry the worker's environment marker (rlimits mode)."""
-    needle = f"{MARKER}={marker}".encode()
-    me = os.getpid()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == me:
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                env = f.read()
-        except OSError:
-            continue
-        if needle in env.split(b"\0"):
-            try:
-                os.kill(int(entry), signal.SIGKILL)
-            except OSError:
-                pass

@@ -1,6 +1,7 @@
 """The submission worker: imports one submission and answers calls over a pipe.
 
-Runs as ``python -s -S -P worker.py ...`` (clean environment) in a scratch directory, usually inside bubblewrap. It must
+Runs as ``python -s -S -P worker.py ...`` (clean environment), inside bubblewrap unless the
+grader was told the code is trusted. It must
 not import anything of the project (the grader copies this file and ``protocol.py`` into a
 runtime folder), and the project is not on its ``sys.path``: only the standard library, the
 whitelisted packages (NumPy, SciPy) and the submission's own folder are.
@@ -9,7 +10,7 @@ Requests and replies are frames of ``protocol.py``. The first reply, after the i
 ``{"ready": [names of the contract functions the module defines]}`` or ``{"import_error": ...}``.
 Then every ``{"op": "call", "fn": name, "args": [...], "kwargs": [[k, v], ...]}`` gets one of
 
-    {"ok": value, "mutated": [[index, value], ...], "rngs": [[index, state], ...]}
+    {"ok": value, "mutated": [index or name, ...], "rngs": [[index, state], ...]}
     {"exc": {"type": "IndexError", "bases": ["IndexError", "LookupError", ...], "msg": "..."}}
     {"fault": "forbidden" | "memory" | "crash" | "result", "msg": "..."}
 """
@@ -82,7 +83,7 @@ def _import_error(exc: BaseException, module_path: str) -> dict:
     return info
 
 
-def main(argv=None) -> int:
+def _parse(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("--runtime", required=True)
     ap.add_argument("--req-fd", type=int, required=True)
@@ -90,51 +91,75 @@ def main(argv=None) -> int:
     ap.add_argument("--module", required=True, help="the submission's .py file")
     ap.add_argument("--site", action="append", default=[])
     ap.add_argument("--functions", default="")
-    ap.add_argument("--forbid", default="andrea_ref,andrea_gpu,graders,spec")
+    ap.add_argument("--forbid", required=True, help="comma-separated packages it may not import")
     ap.add_argument("--drop-uid", type=int, default=None)
     ap.add_argument("--kernel", action="store_true", help="the submission is CUDA source")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
 
+
+def _unbuffer_output() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.reconfigure(line_buffering=True, write_through=True)
         except (AttributeError, ValueError):
             pass
-    if args.drop_uid is not None and os.getuid() == 0:
-        os.setgroups([])
-        os.setgid(args.drop_uid)
-        os.setuid(args.drop_uid)
 
+
+def _drop_privileges(uid) -> None:
+    """Root in the sandbox becomes the worker's own uid, for good (no setuid way back)."""
+    if uid is None or os.getuid() != 0:
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+    except (OSError, AttributeError):
+        pass
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+    if os.getuid() != uid or os.geteuid() != uid:
+        raise SystemExit("the worker could not drop its privileges")
+
+
+def _isolate_imports(args) -> _Refuse:
+    """sys.path: the standard library, the whitelisted packages, the submission's folder; and
+    an import guard that refuses the grader's and the reference's packages."""
     sys.path[:] = [p for p in sys.path if p and os.path.isdir(p) or p.endswith(".zip")]
     sys.path.extend(args.site)
-    module_dir = os.path.dirname(os.path.abspath(args.module))
-    sys.path.insert(0, module_dir)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(args.module)))
     refuse = _Refuse([n for n in args.forbid.split(",") if n])
     sys.meta_path.insert(0, refuse)
+    return refuse
 
-    req = os.fdopen(args.req_fd, "rb", buffering=0)
-    resp_fd = args.resp_fd
-    P = _load_protocol(args.runtime)
 
-    def send(header: dict, blobs=()) -> None:
-        for part in P.pack(header, list(blobs)):
+class _Channel:
+    """Frames in from the request pipe, frames out to the reply pipe."""
+
+    def __init__(self, P, req_fd: int, resp_fd: int):
+        self.P = P
+        self.req = os.fdopen(req_fd, "rb", buffering=0)
+        self.resp_fd = resp_fd
+
+    def send(self, header: dict, blobs=()) -> None:
+        for part in self.P.pack(header, list(blobs)):
             data = memoryview(part).cast("B")
             while data:
-                n = os.write(resp_fd, data)
+                n = os.write(self.resp_fd, data)
                 data = data[n:]
 
-    def recv():
-        head = _read_into(req, bytearray(8))
+    def recv(self):
+        head = _read_into(self.req, bytearray(8))
         if head is None:
             return None
-        body = _read_into(req, bytearray(P.frame_length(head)))
+        body = _read_into(self.req, bytearray(self.P.frame_length(head)))
         if body is None:
             return None
-        return P.unpack(body)
+        return self.P.unpack(body)
 
-    import numpy as np  # noqa: F401 - imported before the submission can patch anything
 
-    functions = [f for f in args.functions.split(",") if f]
+def _import_submission(args, refuse, send):
+    """Import the submission; returns the module, or an exit status after reporting why not."""
     try:
         if args.kernel:
             module = _load_kernel(args.module, args.runtime)
@@ -158,17 +183,29 @@ def main(argv=None) -> int:
     if refuse.attempts:
         send({"fault": "forbidden", "msg": refuse.attempts[0]})
         return 5
-    present = [f for f in functions if _has(module, f)]
-    send({"ready": present})
+    return module
 
+
+def main(argv=None) -> int:
+    args = _parse(argv)
+    _unbuffer_output()
+    _drop_privileges(args.drop_uid)
+    refuse = _isolate_imports(args)
+    chan = _Channel(_load_protocol(args.runtime), args.req_fd, args.resp_fd)
+    import numpy as np  # noqa: F401 - imported before the submission can patch anything
+
+    module = _import_submission(args, refuse, chan.send)
+    if isinstance(module, int):
+        return module
+    functions = [f for f in args.functions.split(",") if f]
+    chan.send({"ready": [f for f in functions if _has(module, f)]})
     while True:
-        msg = recv()
+        msg = chan.recv()
         if msg is None:
             return 0
         header, blobs = msg
-        if header.get("op") != "call":
-            continue
-        _serve_call(P, module, header, blobs, send, refuse)
+        if header.get("op") == "call":
+            _serve_call(chan.P, module, header, blobs, chan.send, refuse)
 
 
 def _has(module, name) -> bool:
@@ -188,10 +225,7 @@ def _serve_call(P, module, header, blobs, send, refuse) -> None:
     except Exception as exc:  # noqa: BLE001
         send({"fault": "protocol", "msg": f"bad request: {exc}"})
         return
-    before = {}
-    for key, a in list(enumerate(args)) + list(kwargs.items()):
-        if type(a) is np.ndarray:
-            before[key] = a.copy()
+    before = {key: _snapshot(np, a) for key, a in list(enumerate(args)) + list(kwargs.items())}
     seen = len(refuse.attempts)
     try:
         fn = getattr(module, fn_name)
@@ -216,13 +250,13 @@ def _serve_call(P, module, header, blobs, send, refuse) -> None:
         return
     out_blobs: list = []
     try:
-        value = P.encode(result, out_blobs)
+        value = P.encode(result, out_blobs, objects=False)
         mutated, rngs = [], []
         for key, a in list(enumerate(args)) + list(kwargs.items()):
-            if key in before and _changed(np, a, before[key]):
-                mutated.append([key, P.encode(a, out_blobs)])
-            elif isinstance(a, np.random.Generator):
+            if isinstance(a, np.random.Generator):
                 rngs.append([key, P.encode(a.bit_generator.state, out_blobs)])
+            elif _snapshot(np, a) != before[key]:
+                mutated.append(key)
     except MemoryError:
         send({"fault": "memory", "msg": f"ran out of memory sending the result of {fn_name}()"})
         return
@@ -232,15 +266,20 @@ def _serve_call(P, module, header, blobs, send, refuse) -> None:
     send({"ok": value, "mutated": mutated, "rngs": rngs}, out_blobs)
 
 
-def _changed(np, now, before) -> bool:
-    """Whether the submission modified an argument array in place (bit for bit)."""
-    try:
-        if now.shape != before.shape or now.dtype != before.dtype:
-            return True
-        return not np.array_equal(np.ascontiguousarray(now).view(np.uint8),
-                                  before.view(np.uint8))
-    except Exception:  # noqa: BLE001 - e.g. a patched numpy: fall back to bytes
-        return now.tobytes() != before.tobytes()
+def _snapshot(np, value, depth: int = 0):
+    """A comparable copy of an argument, built with methods the submission cannot patch
+    (ndarray.tobytes, not numpy's module functions), to see whether a call changed it."""
+    if depth > 32:
+        return None
+    if type(value) is np.ndarray:
+        return ("nd", value.shape, value.dtype.str, value.tobytes())
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_snapshot(np, v, depth + 1) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((repr(k), _snapshot(np, v, depth + 1)) for k, v in value.items()))
+    if isinstance(value, np.random.Generator):
+        return ("rng",)
+    return ("value", type(value).__name__, repr(value))
 
 
 def _load_kernel(path: str, runtime_dir: str):

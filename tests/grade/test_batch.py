@@ -7,7 +7,7 @@ import pytest
 
 from graders.grade import batch
 
-from .conftest import CORRECT, HOSTILE, LIMITS
+from .conftest import CORRECT, HOSTILE, LIMITS, SANDBOX
 
 SELECT = ["token_table_params", "lookup_selects_row", "dot_product"]
 
@@ -26,7 +26,7 @@ def folder(tmp_path):
 
 def _run(folder, spec, tmp_path, **kw):
     return batch.run_batch(folder, spec, jobs=2, db=tmp_path / "gb.sqlite", profile="dev",
-                           limits=LIMITS, select=SELECT, progress=False, **kw)
+                           limits=LIMITS, select=SELECT, progress=False, sandbox=SANDBOX, **kw)
 
 
 def test_batch_gradebook_csv_histogram_and_skip(folder, spec, tmp_path):

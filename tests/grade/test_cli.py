@@ -7,9 +7,9 @@ import pytest
 from graders.grade import cli, formats
 from graders.grade.grading import GraderError, load_submission
 
-from .conftest import CORRECT, HOSTILE, ROOT, grade_path
+from .conftest import CORRECT, HOSTILE, ROOT, SANDBOX, grade_path
 
-FAST = ["--profile", "dev", "--call-timeout", "3"]
+FAST = ["--profile", "dev", "--call-timeout", "3", "--sandbox", SANDBOX]
 
 
 @pytest.fixture(scope="module")

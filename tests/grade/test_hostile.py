@@ -105,8 +105,15 @@ def _cmdline_hits(needle: str) -> list[int]:
     return hits
 
 
+# Without bubblewrap these run with --sandbox none (trusted-code mode), where writing host
+# files cannot be contained: they only run where the grader would run them.
+NEEDS_ISOLATION = {"fake_results.py"}
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_hostile_submission_is_graded_correctly(name, spec, tmp_path, monkeypatch):
+    if name in NEEDS_ISOLATION and not HAS_BWRAP:
+        pytest.skip("writes host files: graded only where bubblewrap isolates it")
     monkeypatch.chdir(tmp_path)
     expected, score, limits = CASES[name]
     before = Path("/autograder/results/results.json").exists()
