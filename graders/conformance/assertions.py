@@ -13,6 +13,7 @@ and relative to the problem's scale (not the result's) where it sums.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
@@ -20,22 +21,17 @@ import numpy as np
 from .registry import ConformanceError
 
 
-# Parameter names of the contract's functions, so a failing call reads as the assignment does:
-# embed_backward(token_ids=..., grad_out=..., vocab_size=3, context_length=4).
-PARAMETERS = {
-    "token_embedding_params": ("vocab_size", "d_model"),
-    "position_embedding_params": ("context_length", "d_model"),
-    "embedding_params": ("vocab_size", "context_length", "d_model"),
-    "init_table": ("num_rows", "d_model", "rng"),
-    "lookup": ("table", "token_ids"),
-    "embed": ("token_ids", "token_table", "position_table"),
-    "embed_backward": ("token_ids", "grad_out", "vocab_size", "context_length"),
-    "dot": ("u", "v"),
-    "norm": ("v",),
-    "cosine_similarity": ("u", "v"),
-    "sinusoidal_encoding": ("positions", "d_model"),
-    "rope": ("x", "positions"),
-}
+def parameters(function: str) -> tuple[str, ...]:
+    """The parameter names of a contract function (the spec's ``contract:``), so a failing
+    call reads as the assignment does: embed_backward(token_ids=..., grad_out=..., ...)."""
+    return _parameters().get(function, ())
+
+
+@lru_cache(maxsize=None)
+def _parameters() -> dict[str, tuple[str, ...]]:
+    from spec import load_spec
+
+    return {f.name: f.params for f in load_spec().contract.functions}
 
 
 class Shown(str):
@@ -61,7 +57,7 @@ def describe(value: Any, limit: int = 8) -> str:
 
 def call_repr(fn: str, *args: Any, **kwargs: Any) -> str:
     """``fn(name=value, ...)`` with the contract's parameter names."""
-    names = PARAMETERS.get(fn, ())
+    names = parameters(fn)
     parts = [f"{names[i]}={describe(a)}" if i < len(names) else describe(a)
              for i, a in enumerate(args)]
     parts += [f"{k}={describe(v)}" for k, v in kwargs.items()]

@@ -20,6 +20,7 @@ from rich.markup import escape
 from graders import keep_cwd_clean
 from spec import SpecError, load_spec
 
+from .error_inputs import ERROR_INPUTS, listing
 from .profiles import DEFAULT_PROFILE, PROFILES
 from .registry import RegistryError, SelectionError, all_checks, select as select_checks
 from .explain import LABEL, explain, summary_line
@@ -58,6 +59,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         for c in checks:
             out.print(f"{c.id:40} {', '.join(c.clauses):32} {escape(c.doc)}")
+        chosen = {cl for c in checks for cl in c.clauses}
+        lines = [ln for ln, e in zip(listing(), ERROR_INPUTS) if e.clause in chosen]
+        if lines:
+            out.print(f"\nerror inputs ({len(lines)}): the bad arguments the errors checks "
+                      "try, and the exception each must raise")
+            for ln in lines:
+                out.print(escape(ln))
         return 0
     if not args.target:
         err.print("andrea-conform: give the implementation to check, e.g. andrea-conform andrea_ref")

@@ -1,9 +1,12 @@
-"""Hypothesis strategies derived from a spec.
+"""Hypothesis strategies derived from a spec: every input the checks draw comes from here.
 
 Sizes are mostly small (fast, and Hypothesis shrinks them further), sometimes the spec's real
-sizes (ids up to V-1 = 8448, T up to the context of 1024, d_model 768); the edge ids 0 and V-1
-are always reachable. Every draw is labelled, so a failing example reads
-``Draw 1 (vocab_size): 3``.
+sizes (ids up to V-1, T up to the context, the spec's d_model); the edge ids 0 and V-1 are
+always reachable; tables are in the spec's dtype. The building blocks (``dim``, ``ids``,
+``seeds``, ``table``, ``vectors``) compose into the arguments of each contract function
+(``tables``, ``embed_args``, ``backward_args``, ``vector_pairs``, ``qk_rows``) and into the bad
+arguments of the error inputs (``bad_ids``, ``lookup_bad_ids``, ``embed_too_long``, ...), in
+the style of array-api-tests' ``hypothesis_helpers``.
 """
 
 from __future__ import annotations
@@ -27,20 +30,21 @@ def dim(real: int, small_max: int) -> st.SearchStrategy[int]:
                         else st.integers(1, min(small_max, real)))
 
 
-def sequence_sizes(data, spec, *, d_small: int, batched: bool | None = None):
-    """(vocab_size, context_length, d_model, ids shape (T,) or (B, T)), labelled draws.
+@st.composite
+def sequence_sizes(draw, spec, *, d_small: int, batched: bool | None = None):
+    """(vocab_size, context_length, d_model, ids shape (T,) or (B, T)).
 
     B is kept small when a row is large, so a real-size draw stays a few megabytes.
     """
     m = spec.model
-    vocab = data.draw(dim(m.vocab_size, 64), label="vocab_size")
-    context = data.draw(dim(m.context_length, 16), label="context_length")
-    d = data.draw(dim(m.d_model, d_small), label="d_model")
-    t = data.draw(st.integers(1, context), label="T")
+    vocab = draw(dim(m.vocab_size, 64))
+    context = draw(dim(m.context_length, 16))
+    d = draw(dim(m.d_model, d_small))
+    t = draw(st.integers(1, context))
     if batched is None:
-        batched = data.draw(st.booleans(), label="batched")
+        batched = draw(st.booleans())
     b_max = 4 if t * d <= 4096 else 2
-    shape = (data.draw(st.integers(1, b_max), label="B"), t) if batched else (t,)
+    shape = (draw(st.integers(1, b_max)), t) if batched else (t,)
     return vocab, context, d, shape
 
 
@@ -95,3 +99,121 @@ def _vector(n: int, dtype, seed: int, spread: int, zeros: bool) -> np.ndarray:
     if zeros:
         v[rng.random(n) < 0.25] = 0.0
     return v.astype(dtype)
+
+
+def model_dtype(spec) -> np.dtype:
+    """The dtype of the spec's tables (``model.dtype``)."""
+    return np.dtype(spec.model.dtype)
+
+
+# ----------------------------------------------------------------------- contract arguments
+@st.composite
+def tables(draw, spec, *, dtype=None, special: bool | None = False, d_small: int = 12):
+    """A (rows, d_model) table in the spec's dtype (or `dtype`), at the spec's real size about
+    one draw in eight; with `special` (None: drawn) NaN, -0.0, inf and subnormals sprinkled in."""
+    rows = draw(dim(spec.model.vocab_size, 64))
+    d = draw(dim(spec.model.d_model, d_small))
+    seed = draw(seeds())
+    out = table(seed, rows, d, model_dtype(spec) if dtype is None else dtype)
+    if special is None:
+        special = draw(st.booleans())
+    return with_special_values(out, seed) if special else out
+
+
+@st.composite
+def embed_args(draw, spec, *, batched: bool | None = None):
+    """(token_ids, token_table, position_table) with T <= context, sometimes at real sizes."""
+    vocab, context, d, shape = draw(sequence_sizes(spec, d_small=12, batched=batched))
+    token_ids = draw(ids(vocab, shape))
+    seed = draw(seeds())
+    dtype = model_dtype(spec)
+    return token_ids, table(seed, vocab, d, dtype), table(seed + 1, context, d, dtype)
+
+
+@st.composite
+def backward_args(draw, spec, *, few_ids: bool | None = None):
+    """(token_ids, grad_out, vocab_size, context_length); with `few_ids` (None: drawn) the ids
+    come from a pool of at most 3, so they repeat."""
+    vocab, context, d, shape = draw(sequence_sizes(spec, d_small=8))
+    if few_ids is None:
+        few_ids = draw(st.booleans())
+    token_ids = draw(ids(min(vocab, 3) if few_ids else vocab, shape))
+    grad = table(draw(seeds()), int(np.prod(shape)), d, model_dtype(spec))
+    return token_ids, grad.reshape(shape + (d,)), vocab, context
+
+
+@st.composite
+def vector_pairs(draw, spec):
+    """(u, v, dtype): two vectors of one length (the spec's d_model about one draw in eight)."""
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    n = draw(dim(spec.model.d_model, 64))
+    return draw(vectors(n, dtype)), draw(vectors(n, dtype)), dtype
+
+
+@st.composite
+def qk_rows(draw, n: int):
+    """(x, d): n float64 rows of an even width d (query and key rows for RoPE)."""
+    d = 2 * draw(st.integers(1, 16))
+    return table(draw(seeds()), n, d, np.float64), d
+
+
+# ----------------------------------------------------------------------- bad arguments
+def bad_ids(num_rows: int) -> st.SearchStrategy[np.ndarray]:
+    """Ids with one entry out of range: negative (must not wrap) or >= num_rows."""
+    bad = st.one_of(st.integers(-3 * num_rows, -1), st.integers(num_rows, 3 * num_rows))
+    return st.tuples(st.integers(1, 8), st.integers(0, 7), bad).map(
+        lambda t: _place(num_rows, *t))
+
+
+def _place(num_rows, n, where, bad):
+    out = np.arange(n, dtype=np.int64) % num_rows
+    out[where % n] = bad
+    return out
+
+
+@st.composite
+def lookup_bad_ids(draw, spec):
+    """lookup arguments (table, token_ids) with one id out of range."""
+    t = draw(tables(spec))
+    return t, draw(bad_ids(t.shape[0]))
+
+
+@st.composite
+def embed_bad_ids(draw, spec):
+    """embed arguments (token_ids, token_table, position_table) with one id out of range."""
+    t = draw(tables(spec))
+    token_ids = draw(bad_ids(t.shape[0]))
+    return token_ids, t, table(1, max(len(token_ids), 1), t.shape[1], t.dtype)
+
+
+@st.composite
+def _too_long(draw, spec):
+    context = draw(dim(spec.model.context_length, 16))
+    t = context + draw(st.integers(1, 8))
+    shape = (2, t) if draw(st.booleans()) else (t,)
+    return context, np.zeros(shape, dtype=np.int64)
+
+
+@st.composite
+def embed_too_long(draw, spec):
+    """embed arguments whose sequence is longer than the position table (T > context)."""
+    context, token_ids = draw(_too_long(spec))
+    dtype = model_dtype(spec)
+    return token_ids, table(0, 8, 4, dtype), table(1, context, 4, dtype)
+
+
+@st.composite
+def backward_too_long(draw, spec):
+    """embed_backward arguments whose sequence is longer than context_length."""
+    context, token_ids = draw(_too_long(spec))
+    return token_ids, np.ones(token_ids.shape + (4,), dtype=model_dtype(spec)), 8, context
+
+
+@st.composite
+def embed_mismatched_d_model(draw, spec):
+    """embed arguments whose token and position tables have different d_model."""
+    d_tok, d_pos = draw(st.integers(1, 12)), draw(st.integers(1, 12))
+    if d_tok == d_pos:
+        d_pos += 1
+    dtype = model_dtype(spec)
+    return np.array([0, 1, 2], dtype=np.int64), table(0, 8, d_tok, dtype), table(1, 8, d_pos, dtype)

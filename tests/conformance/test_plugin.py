@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ def _pytest(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 def test_plugin_reports_the_failing_clause(tmp_path):
     proc = _pytest("--andrea-impl", BUGGY, "-k", "BWD-TOK-01 or PAR-TOKEN-01", cwd=tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "1 failed, 1 passed" in proc.stdout.replace(", 35 deselected", "")
+    assert re.search(r"1 failed, 1 passed, \d+ deselected", proc.stdout), proc.stdout
     assert "BWD-TOK-01" in proc.stdout and "Repeated ids must accumulate" in proc.stdout
 
 

@@ -11,19 +11,9 @@ from hypothesis import given, strategies as st
 
 from .. import hints, strategies as S
 from ..assertions import (as_array, assert_close_scaled, assert_dtype, assert_equal,
-                          assert_raises, assert_shape, call_repr, fail)
+                          assert_shape, call_repr, fail)
+from ..error_inputs import check_error_inputs
 from ..registry import check
-
-
-def draw_backward(data, spec, *, few_ids=None):
-    """(ids, grad_out, vocab_size, context_length); ids often repeat."""
-    vocab, context, d, shape = S.sequence_sizes(data, spec, d_small=8)
-    if few_ids is None:
-        few_ids = data.draw(st.booleans(), label="draw from few ids")
-    pool = min(vocab, 3) if few_ids else vocab  # a small pool forces repeats
-    ids = data.draw(S.ids(pool, shape), label="token_ids")
-    grad = S.table(data.draw(S.seeds(), label="grad seed"), int(np.prod(shape)), d)
-    return ids, grad.reshape(shape + (d,)), vocab, context
 
 
 def _backward(impl, ids, grad, vocab, context):
@@ -61,11 +51,12 @@ def _token_hint(got, ids, grad, vocab):
 @check("BWD-TOK-01", requires=("embed_backward",))
 def token_gradient_scatter_add(impl, spec):
     """grad_token[v] == sum of grad_out rows whose id is v; repeated ids accumulate."""
-    tol = spec.tolerance(np.float32)["per_term"]
+    tol = spec.tolerance(spec.model.dtype)["per_term"]
 
     @given(data=st.data())
     def prop(data):
-        ids, grad, vocab, context = draw_backward(data, spec)
+        ids, grad, vocab, context = data.draw(S.backward_args(spec),
+                                              label="embed_backward arguments")
         gtok, _, call = _backward(impl, ids, grad, vocab, context)
         assert_shape("grad_token", gtok, (vocab, grad.shape[-1]), call)
         want, scale = _expected_token(ids, grad, vocab)
@@ -81,7 +72,8 @@ def token_gradient_zero_rows(impl, spec):
 
     @given(data=st.data())
     def prop(data):
-        ids, grad, vocab, context = draw_backward(data, spec, few_ids=True)
+        ids, grad, vocab, context = data.draw(S.backward_args(spec, few_ids=True),
+                                              label="embed_backward arguments")
         gtok, _, call = _backward(impl, ids, grad, vocab, context)
         assert_shape("grad_token", gtok, (vocab, grad.shape[-1]), call)
         absent = np.setdiff1d(np.arange(vocab), ids.reshape(-1))
@@ -93,11 +85,12 @@ def token_gradient_zero_rows(impl, spec):
 @check("BWD-POS-01", requires=("embed_backward",))
 def position_gradient_batch_sum(impl, spec):
     """grad_position[t] == grad_out[..., t, :] summed over the batch."""
-    tol = spec.tolerance(np.float32)["per_term"]
+    tol = spec.tolerance(spec.model.dtype)["per_term"]
 
     @given(data=st.data())
     def prop(data):
-        ids, grad, vocab, context = draw_backward(data, spec)
+        ids, grad, vocab, context = data.draw(S.backward_args(spec),
+                                              label="embed_backward arguments")
         _, gpos, call = _backward(impl, ids, grad, vocab, context)
         t = ids.shape[-1]
         assert_shape("grad_position", gpos, (context, grad.shape[-1]), call)
@@ -117,7 +110,8 @@ def position_gradient_zero_past_t(impl, spec):
 
     @given(data=st.data())
     def prop(data):
-        ids, grad, vocab, context = draw_backward(data, spec)
+        ids, grad, vocab, context = data.draw(S.backward_args(spec),
+                                              label="embed_backward arguments")
         _, gpos, call = _backward(impl, ids, grad, vocab, context)
         assert_shape("grad_position", gpos, (context, grad.shape[-1]), call)
         t = ids.shape[-1]
@@ -128,17 +122,18 @@ def position_gradient_zero_past_t(impl, spec):
 
 @check("BWD-SHAPE-01", requires=("embed_backward",))
 def gradient_shapes(impl, spec):
-    """Gradients are float32 arrays of shapes (V, d_model) and (context, d_model)."""
+    """Gradients are arrays of the spec's dtype (float32), shapes (V, d_model) and (context, d_model)."""
 
     @given(data=st.data())
     def prop(data):
-        ids, grad, vocab, context = draw_backward(data, spec)
+        ids, grad, vocab, context = data.draw(S.backward_args(spec),
+                                              label="embed_backward arguments")
         gtok, gpos, call = _backward(impl, ids, grad, vocab, context)
         d = grad.shape[-1]
         assert_shape("grad_token", gtok, (vocab, d), call)
         assert_shape("grad_position", gpos, (context, d), call)
-        assert_dtype("grad_token", gtok, np.float32, call)
-        assert_dtype("grad_position", gpos, np.float32, call)
+        assert_dtype("grad_token", gtok, S.model_dtype(spec), call)
+        assert_dtype("grad_position", gpos, S.model_dtype(spec), call)
 
     prop()
 
@@ -146,12 +141,4 @@ def gradient_shapes(impl, spec):
 @check("BWD-ERR-01", requires=("embed_backward",))
 def backward_errors(impl, spec):
     """Out-of-range ids raise IndexError; a grad_out of the wrong shape raises ValueError."""
-    grad = np.ones((3, 4), dtype=np.float32)
-    for ids in (np.array([0, 1, 8]), np.array([0, -1, 2])):
-        assert_raises(IndexError, impl.embed_backward, ids, grad, 8, 16,
-                      call=call_repr("embed_backward", ids, grad, 8, 16), hint=hints.WRAP_AROUND)
-    ids = np.array([0, 1, 2])
-    for bad in (np.ones((2, 4), np.float32), np.ones((3,), np.float32),
-                np.ones((1, 3, 4), np.float32)):
-        assert_raises(ValueError, impl.embed_backward, ids, bad, 8, 16,
-                      call=call_repr("embed_backward", ids, bad, 8, 16))
+    check_error_inputs(impl, spec, "BWD-ERR-01")

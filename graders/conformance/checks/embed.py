@@ -6,17 +6,10 @@ import numpy as np
 from hypothesis import given, strategies as st
 
 from .. import hints, strategies as S
-from ..assertions import (PARAMETERS, as_array, assert_dtype, assert_equal,
-                          assert_raises, assert_shape, call_repr, fail)
+from ..assertions import (as_array, assert_dtype, assert_equal, assert_shape, call_repr, fail,
+                          parameters)
+from ..error_inputs import check_error_inputs
 from ..registry import check
-
-
-def draw_problem(data, spec, *, batched=None):
-    """(ids, token_table, position_table) with T <= context, sometimes at real sizes."""
-    vocab, context, d, shape = S.sequence_sizes(data, spec, d_small=12, batched=batched)
-    ids = data.draw(S.ids(vocab, shape), label="token_ids")
-    seed = data.draw(S.seeds(), label="table seed")
-    return ids, S.table(seed, vocab, d), S.table(seed + 1, context, d)
 
 
 def _embed(impl, ids, tok, pos):
@@ -29,13 +22,14 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
             and np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b).tobytes())
 
 
-def _as_float32(x):
-    """The values of `x` as float32: the dtype is EMB-DTYPE-01's concern, not the values'.
+def _as_tables_dtype(x, like):
+    """The values of `x` in the tables' dtype (float32): the dtype is EMB-DTYPE-01's concern,
+    not the values'.
 
     A float32 sum computed in float64 and rounded once to float32 is the float32 sum (double
     rounding is innocuous for one addition), so only a wrong value changes the comparison.
     """
-    return x.astype(np.float32) if x.dtype.kind == "f" and x.dtype != np.float32 else x
+    return x.astype(like.dtype) if x.dtype.kind == "f" and x.dtype != like.dtype else x
 
 
 def _position_hint(x, ids, tok, pos):
@@ -54,24 +48,24 @@ def embed_adds_position_rows(impl, spec):
 
     @given(data=st.data())
     def prop(data):
-        ids, tok, pos = draw_problem(data, spec)
+        ids, tok, pos = data.draw(S.embed_args(spec), label="embed arguments")
         x, call = _embed(impl, ids, tok, pos)
         want = tok[ids] + pos[: ids.shape[-1]]
-        assert_equal("x", _as_float32(x), want, call, hint=_position_hint(x, ids, tok, pos))
+        assert_equal("x", _as_tables_dtype(x, tok), want, call, hint=_position_hint(x, ids, tok, pos))
 
     prop()
 
 
 @check("EMB-COMB-02", "EMB-DTYPE-01", requires=("embed",))
 def embed_shapes(impl, spec):
-    """(T,) ids give (T, d_model); (B, T) ids give (B, T, d_model); float32 stays float32."""
+    """(T,) ids give (T, d_model); (B, T) ids give (B, T, d_model); the spec's dtype (float32) stays."""
 
     @given(data=st.data())
     def prop(data):
-        ids, tok, pos = draw_problem(data, spec)
+        ids, tok, pos = data.draw(S.embed_args(spec), label="embed arguments")
         x, call = _embed(impl, ids, tok, pos)
         assert_shape("x", x, ids.shape + (tok.shape[1],), call)
-        assert_dtype("x", x, np.float32, call)
+        assert_dtype("x", x, S.model_dtype(spec), call)
 
     prop()
 
@@ -79,37 +73,13 @@ def embed_shapes(impl, spec):
 @check("EMB-ERR-03", requires=("embed", "embed_backward"))
 def sequence_longer_than_context(impl, spec):
     """T > context (rows of the position table) raises ValueError in embed and embed_backward."""
-
-    @given(data=st.data())
-    def prop(data):
-        context = data.draw(S.dim(spec.model.context_length, 16), label="context_length")
-        extra = data.draw(st.integers(1, 8), label="T - context")
-        batched = data.draw(st.booleans(), label="batched")
-        t = context + extra
-        ids = np.zeros((2, t) if batched else (t,), dtype=np.int64)
-        tok, pos = S.table(0, 8, 4), S.table(1, context, 4)
-        assert_raises(ValueError, impl.embed, ids, tok, pos,
-                      call=call_repr("embed", ids, tok, pos), hint=hints.CONTEXT)
-        grad = np.ones(ids.shape + (4,), dtype=np.float32)
-        assert_raises(ValueError, impl.embed_backward, ids, grad, 8, context,
-                      call=call_repr("embed_backward", ids, grad, 8, context), hint=hints.CONTEXT)
-
-    prop()
+    check_error_inputs(impl, spec, "EMB-ERR-03")
 
 
 @check("EMB-ERR-04", requires=("embed",))
 def d_model_mismatch(impl, spec):
     """Token and position tables with different d_model raise ValueError."""
-
-    @given(d_tok=st.integers(1, 12), d_pos=st.integers(1, 12))
-    def prop(d_tok, d_pos):
-        if d_tok == d_pos:
-            d_pos += 1
-        ids = np.array([0, 1, 2], dtype=np.int64)
-        tok, pos = S.table(0, 8, d_tok), S.table(1, 8, d_pos)
-        assert_raises(ValueError, impl.embed, ids, tok, pos, call=call_repr("embed", ids, tok, pos))
-
-    prop()
+    check_error_inputs(impl, spec, "EMB-ERR-04")
 
 
 @check("EMB-PURE-01", requires=("lookup", "embed", "embed_backward"))
@@ -118,8 +88,8 @@ def inputs_not_mutated(impl, spec):
 
     @given(data=st.data())
     def prop(data):
-        ids, tok, pos = draw_problem(data, spec)
-        grad = S.table(3, ids.size, tok.shape[1]).reshape(ids.shape + (tok.shape[1],))
+        ids, tok, pos = data.draw(S.embed_args(spec), label="embed arguments")
+        grad = S.table(3, ids.size, tok.shape[1], tok.dtype).reshape(ids.shape + (tok.shape[1],))
         calls = (("lookup", (tok, ids)), ("embed", (ids, tok, pos)),
                  ("embed_backward", (ids, grad, tok.shape[0], pos.shape[0])))
         for fn, args in calls:
@@ -130,7 +100,7 @@ def inputs_not_mutated(impl, spec):
                 if isinstance(a, np.ndarray) and not _same_bits(a, b):
                     fail("{function}() modified its argument {argument}: it must leave its "
                          "inputs as they were", call, hints.MUTATION, function=fn,
-                         argument=PARAMETERS[fn][i])
+                         argument=parameters(fn)[i])
 
     prop()
 
@@ -141,11 +111,11 @@ def embed_not_permutation_equivariant(impl, spec):
 
     @given(data=st.data())
     def prop(data):
-        ids, tok, pos = draw_problem(data, spec, batched=False)
+        ids, tok, pos = data.draw(S.embed_args(spec, batched=False), label="embed arguments")
         t = ids.shape[0]
         if t < 2:
             ids = np.concatenate([ids, ids[:1]])
-            pos = S.table(5, 2, tok.shape[1])
+            pos = S.table(5, 2, tok.shape[1], tok.dtype)
             t = 2
         perm = np.roll(np.arange(t), 1)  # moves every position
         a, _ = _embed(impl, ids, tok, pos)
@@ -162,10 +132,12 @@ def forward_pass_at_real_size(impl, spec):
     """A full sequence of context ids at the spec's sizes gives (T, d_model) token + position vectors."""
     m = spec.model
     rng = np.random.default_rng(2024)
-    tok, pos = S.table(11, m.vocab_size, m.d_model), S.table(12, m.context_length, m.d_model)
+    dtype = S.model_dtype(spec)
+    tok = S.table(11, m.vocab_size, m.d_model, dtype)
+    pos = S.table(12, m.context_length, m.d_model, dtype)
     ids = rng.integers(0, m.vocab_size, m.context_length)
     ids[:2] = (0, m.vocab_size - 1)
     x, call = _embed(impl, ids, tok, pos)
     assert_shape("x", x, (m.context_length, m.d_model), call)
-    assert_equal("x", _as_float32(x), tok[ids] + pos, call,
+    assert_equal("x", _as_tables_dtype(x, tok), tok[ids] + pos, call,
                  hint=_position_hint(x, ids, tok, pos))

@@ -42,13 +42,6 @@ def sinusoidal_fixed_bounded_any_position(impl, spec):
     prop()
 
 
-def _draw_qk(data, n):
-    d = 2 * data.draw(st.integers(1, 16), label="d/2")
-    seed = data.draw(S.seeds(), label="seed")
-    x = S.table(seed, n, d, np.float64)
-    return x, d
-
-
 @check("POS-ROPE-01", requires=("rope",))
 def rope_preserves_norms(impl, spec):
     """RoPE rotates (even, odd) pairs: every pair's length, hence every row's norm, is unchanged."""
@@ -56,7 +49,7 @@ def rope_preserves_norms(impl, spec):
     @given(data=st.data())
     def prop(data):
         t = data.draw(st.integers(1, 16), label="T")
-        x, d = _draw_qk(data, t)
+        x, d = data.draw(S.qk_rows(t), label="rows")
         pos = np.array(data.draw(st.lists(st.integers(0, spec.model.context_length), min_size=t,
                                           max_size=t), label="positions"), dtype=np.int64)
         call = call_repr("rope", x, pos)
@@ -74,7 +67,7 @@ def rope_relative_offsets(impl, spec):
 
     @given(data=st.data())
     def prop(data):
-        x, d = _draw_qk(data, 2)
+        x, d = data.draw(S.qk_rows(2), label="rows")
         m = data.draw(st.integers(0, spec.model.context_length), label="m")
         n = data.draw(st.integers(0, spec.model.context_length), label="n")
         s = data.draw(st.integers(0, spec.model.context_length), label="shift")

@@ -22,8 +22,9 @@ import numpy as np
 from hypothesis import given, strategies as st
 from scipy import stats
 
-from .. import hints
+from .. import hints, strategies as S
 from ..assertions import Shown, as_array, assert_dtype, assert_shape, call_repr, fail
+from ..error_inputs import check_error_inputs
 from ..registry import check
 
 
@@ -44,13 +45,13 @@ def _sizes(spec):
 
 @check("INIT-SHAPE-01", requires=("init_table",))
 def init_shape_and_dtype(impl, spec):
-    """init_table(num_rows, d_model, rng) is a float32 (num_rows, d_model) array."""
+    """init_table(num_rows, d_model, rng) is a (num_rows, d_model) array of the spec's dtype (float32)."""
 
     @given(rows=st.integers(1, 64), d=st.integers(1, 64), seed=st.integers(0, 2**32 - 1))
     def prop(rows, d, seed):
         table, call = _init(impl, rows, d, seed)
         assert_shape("table", table, (rows, d), call)
-        assert_dtype("table", table, np.float32, call)
+        assert_dtype("table", table, S.model_dtype(spec), call)
         if not np.isfinite(table).all():
             fail("table has non-finite entries", call)
 
@@ -66,6 +67,12 @@ def _draws(impl, spec, d, seed, min_samples):
     if not np.isfinite(x).all():
         fail("table has non-finite entries", call)
     return x, rows, d, call
+
+
+@check("PAR-ERR-01", requires=("init_table",))
+def init_size_errors(impl, spec):
+    """init_table's sizes: not an integer is a TypeError, below 1 a ValueError."""
+    check_error_inputs(impl, spec, "PAR-ERR-01", functions=("init_table",))
 
 
 @check("INIT-DIST-01", requires=("init_table",))

@@ -8,19 +8,9 @@ from hypothesis.extra import numpy as hnp
 
 from .. import hints, strategies as S
 from ..assertions import (as_array, assert_bitwise_equal, assert_dtype, assert_equal,
-                          assert_raises, assert_shape, call_repr, fail)
+                          assert_shape, call_repr, fail)
+from ..error_inputs import check_error_inputs
 from ..registry import check
-
-
-def draw_table(data, spec, *, dtype=np.float32, special=False):
-    """A (rows, d_model) table, at the spec's real size about one draw in eight."""
-    rows = data.draw(S.dim(spec.model.vocab_size, 64), label="rows")
-    d = data.draw(S.dim(spec.model.d_model, 12), label="d_model")
-    seed = data.draw(S.seeds(), label="table seed")
-    table = S.table(seed, rows, d, dtype)
-    if special:
-        table = S.with_special_values(table, seed)
-    return table
 
 
 def _lookup(impl, table, ids):
@@ -53,7 +43,7 @@ def lookup_selects_row(impl, spec):
 
     @given(data=st.data())
     def prop(data):
-        table = draw_table(data, spec, special=data.draw(st.booleans(), label="special values"))
+        table = data.draw(S.tables(spec, special=None), label="table")
         shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, max_side=8), label="ids shape")
         ids = data.draw(S.ids(table.shape[0], shape), label="token_ids")
         out, call = _lookup(impl, table, ids)
@@ -69,7 +59,7 @@ def lookup_is_onehot_product(impl, spec):
 
     @given(data=st.data())
     def prop(data):
-        table = draw_table(data, spec)
+        table = data.draw(S.tables(spec), label="table")
         n = data.draw(st.integers(1, 16), label="number of ids")
         ids = data.draw(S.ids(table.shape[0], (n,)), label="token_ids")
         onehot = np.zeros((n, table.shape[0]))
@@ -88,7 +78,7 @@ def lookup_shape_and_dtype(impl, spec):
     @given(data=st.data())
     def prop(data):
         dtype = data.draw(st.sampled_from([np.float32, np.float64]), label="table dtype")
-        table = draw_table(data, spec, dtype=dtype)
+        table = data.draw(S.tables(spec, dtype=dtype), label="table")
         shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=4, max_side=5), label="ids shape")
         ids = data.draw(S.ids(table.shape[0], shape), label="token_ids")
         out, call = _lookup(impl, table, ids)
@@ -98,48 +88,16 @@ def lookup_shape_and_dtype(impl, spec):
     prop()
 
 
-def _bad_ids(num_rows: int):
-    """Ids with one entry out of range: negative (must not wrap) or >= num_rows."""
-    bad = st.one_of(st.integers(-3 * num_rows, -1), st.integers(num_rows, 3 * num_rows))
-    return st.tuples(st.integers(1, 8), st.integers(0, 7), bad).map(
-        lambda t: _place(num_rows, *t))
-
-
-def _place(num_rows, n, where, bad):
-    ids = np.arange(n, dtype=np.int64) % num_rows
-    ids[where % n] = bad
-    return ids
-
-
 @check("EMB-ERR-01", requires=("lookup", "embed"))
 def out_of_range_ids(impl, spec):
     """An id < 0 or >= rows raises IndexError in lookup and embed, never wraps around."""
-
-    @given(data=st.data())
-    def prop(data):
-        table = draw_table(data, spec)
-        rows, d = table.shape
-        ids = data.draw(_bad_ids(rows), label="token_ids")
-        assert_raises(IndexError, impl.lookup, table, ids, call=call_repr("lookup", table, ids),
-                      hint=hints.WRAP_AROUND)
-        pos = S.table(1, max(len(ids), 1), d)
-        assert_raises(IndexError, impl.embed, ids, table, pos,
-                      call=call_repr("embed", ids, table, pos), hint=hints.WRAP_AROUND)
-
-    prop()
+    check_error_inputs(impl, spec, "EMB-ERR-01")
 
 
 @check("EMB-ERR-02", requires=("lookup", "embed"))
 def non_integer_ids(impl, spec):
     """Ids that are not integers (floats, even 3.0; bools; strings) raise TypeError."""
-    table = S.table(0, 16, 4)
-    pos = S.table(1, 8, 4)
-    for ids in (np.array([1.0, 3.0]), np.array([0.5]), np.array([True, False]),
-                np.array(["1", "2"]), np.array([1, 2], dtype=np.float32)):
-        assert_raises(TypeError, impl.lookup, table, ids, call=call_repr("lookup", table, ids),
-                      hint=hints.NOT_INTEGER)
-        assert_raises(TypeError, impl.embed, ids, table, pos,
-                      call=call_repr("embed", ids, table, pos), hint=hints.NOT_INTEGER)
+    check_error_inputs(impl, spec, "EMB-ERR-02")
 
 
 @check("EMB-PERM-01", requires=("lookup",))
@@ -148,7 +106,7 @@ def lookup_permutation_equivariant(impl, spec):
 
     @given(data=st.data())
     def prop(data):
-        table = draw_table(data, spec)
+        table = data.draw(S.tables(spec), label="table")
         n = data.draw(st.integers(2, 16), label="number of ids")
         ids = data.draw(S.ids(table.shape[0], (n,)), label="token_ids")
         perm = np.array(data.draw(st.permutations(range(n)), label="permutation"))
@@ -167,8 +125,9 @@ def spec_sizes_accepted(impl, spec):
     (their checks draw the spec's sizes too), so a missing range check costs points once.
     """
     m = spec.model
-    tok = S.table(7, m.vocab_size, m.d_model)
-    pos = S.table(8, m.context_length, m.d_model)
+    dtype = S.model_dtype(spec)
+    tok = S.table(7, m.vocab_size, m.d_model, dtype)
+    pos = S.table(8, m.context_length, m.d_model, dtype)
     edge = np.array([0, m.vocab_size - 1], dtype=np.int64)
     out, call = _lookup(impl, tok, edge)
     assert_shape("out", out, (2, m.d_model), call)

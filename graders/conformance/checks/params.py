@@ -8,7 +8,8 @@ from hypothesis import given, strategies as st
 
 from spec import round_half_up
 
-from ..assertions import assert_raises, call_repr, fail
+from ..assertions import call_repr, fail
+from ..error_inputs import check_error_inputs
 from ..registry import check
 
 _SIZES = st.integers(1, 200_000)
@@ -75,16 +76,8 @@ def embedding_layer_params(impl, spec):
                                "embedding_params"))
 def param_count_errors(impl, spec):
     """Non-integer sizes are a TypeError; sizes below 1 a ValueError."""
-    d = spec.model.d_model
-    for fn, ok in (("token_embedding_params", (8, d)), ("position_embedding_params", (8, d)),
-                   ("embedding_params", (8, 8, d))):
-        f = getattr(impl, fn)
-        for pos in range(len(ok)):
-            for bad, exc in ((0, ValueError), (-5, ValueError), (2.5, TypeError),
-                             ("768", TypeError), (None, TypeError)):
-                args = list(ok)
-                args[pos] = bad
-                assert_raises(exc, f, *args, call=call_repr(fn, *args))
+    check_error_inputs(impl, spec, "PAR-ERR-01", functions=(
+        "token_embedding_params", "position_embedding_params", "embedding_params"))
 
 
 @check("PAR-SHARE-01", "PAR-SHARE-02", "PAR-UNTIED-01",
