@@ -340,14 +340,3 @@ def run_checks(impl, spec: Spec, *, profile: str = DEFAULT_PROFILE,
             if on_result is not None:
                 on_result(res)
     return results
-
-
-def clause_status(results: list[CheckResult]) -> dict[str, str]:
-    """Per clause: failed if any of its checks failed or errored, else passed or skipped."""
-    out: dict[str, str] = {}
-    rank = {PASSED: 0, SKIPPED: 1, NOT_RUN: 2, ERROR: 3, FAILED: 4}
-    for r in results:
-        for c in r.clauses:
-            if c not in out or rank[r.status] > rank[out[c]]:
-                out[c] = r.status
-    return out

@@ -282,19 +282,3 @@ def clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + f"... ({len(text) - limit} more characters not shown)"
-
-
-def import_detail(imp: dict, t=None) -> str:
-    """Why the import failed, in the translator's language (English without one)."""
-    t = t or (lambda msgid, **kw: msgid.format(**kw) if kw else msgid)
-    if imp.get("problem"):
-        return t(imp["problem"], **(imp.get("fields") or {}))
-    if imp.get("fault"):
-        return imp["fault"]
-    err = imp.get("error") or {}
-    typ, msg, line = err.get("type", "Error"), err.get("msg", ""), err.get("line")
-    text = (t(M.IMPORT_ERROR_AT, type=typ, line=line, msg=msg) if line
-            else t(M.IMPORT_ERROR, type=typ, msg=msg))
-    if err.get("text"):
-        text += "\n    " + str(err["text"]).strip()
-    return text

@@ -22,7 +22,6 @@ HINT_BUDGET = ("Your submission used up its time budget before this check could 
                "slow functions faster (whole-array NumPy operations instead of Python loops).")
 SCORE = "Score"
 GROUP = "Group"
-CHECK = "Check"
 STATUS = "Status"
 POINTS = "Points"
 WHAT_WENT_WRONG = "What went wrong"
@@ -70,3 +69,19 @@ GROUP_TITLES = (
     "Backward pass", "Dot product, norm and cosine", "Position encodings (reference only)",
     "Spec arithmetic",
 )
+
+
+def import_detail(imp: dict, t=None) -> str:
+    """Why the import failed, in the translator's language (English without one)."""
+    t = t or (lambda msgid, **kw: msgid.format(**kw) if kw else msgid)
+    if imp.get("problem"):
+        return t(imp["problem"], **(imp.get("fields") or {}))
+    if imp.get("fault"):
+        return imp["fault"]
+    err = imp.get("error") or {}
+    typ, msg, line = err.get("type", "Error"), err.get("msg", ""), err.get("line")
+    text = (t(IMPORT_ERROR_AT, type=typ, line=line, msg=msg) if line
+            else t(IMPORT_ERROR, type=typ, msg=msg))
+    if err.get("text"):
+        text += "\n    " + str(err["text"]).strip()
+    return text

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from graders.conformance.registry import all_checks
-from graders.conformance.runner import FAILED, PASSED, SKIPPED, clause_status, load_impl, run_checks
+from graders.conformance.runner import FAILED, PASSED, SKIPPED, load_impl, run_checks
+from tests.helpers import clause_status
 
 from .mutants import MUTANTS
 

@@ -83,7 +83,7 @@ EXTRA = {"fake_results.py": _fake_results_never_become_the_result}
 def account(check: dict, rep: dict) -> str:
     """What the report says about a check in one English line, from its typed outcome: the
     fault kind and its detail, the import failure (said once, in rep["import"]), or the message."""
-    from graders.grade.grading import import_detail
+    from graders.grade.messages import import_detail
 
     if check["cause"] == "fault":
         return f'{check["details"]["fault"]}: {check["fields"]["detail"]}'
