@@ -1,17 +1,27 @@
-"""Wall time and peak memory of andrea-grade: one correct submission, then a batch.
+"""Cost of grading: isolated grade vs the in-process conformance run, then a batch.
 
-    .venv/bin/python benchmarks/bench_grade.py                 # 1 grade + batch of 50, 2 jobs
-    .venv/bin/python benchmarks/bench_grade.py --n 10 --profile ci
+    .venv/bin/python benchmarks/bench_grade.py                    # ratio (3 pairs) + batch of 50, 2 jobs
+    .venv/bin/python benchmarks/bench_grade.py --pairs 5 --n 0    # the ratio only
+    .venv/bin/python benchmarks/bench_grade.py --pairs 0 --n 300  # the batch only
 
-Peak memory is the largest resident set of the grader process and of any single child
-(worker or pool process), from getrusage; the batch copies one correct submission N times
-with a distinct comment each, so none is skipped as already graded.
+Ratio: `andrea-grade FILE` (checks in the grader, the submission in a sandboxed worker) against
+`andrea-conform FILE` (the same checks and examples, the submission imported in-process), run
+as alternating pairs of fresh commands on the same file, so both see the same machine. Wall time
+and CPU time (user + sys of the command and every child it waited for: the grade's worker
+included) are printed per pair, with best and median. On a shared machine CPU time is the
+steadier of the two: wall time also counts waiting for a core.
+
+Batch: one correct submission copied N times with a distinct comment each (none is skipped as
+already graded), graded by `andrea-grade batch --jobs J`. Peak memory is the largest resident set
+of any single process (the batch's parent, a pool process or a worker), from getrusage.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,36 +33,75 @@ CORRECT = ROOT / "examples" / "submissions" / "correct_student.py"
 PY = sys.executable
 
 
-def run(cmd: list[str]) -> tuple[float, float]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def run(cmd: list[str], ok_codes=(0,)) -> tuple[float, float, float]:
+    """(wall s, CPU s of the command and its waited-for children, peak RSS MiB of any of them)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.perf_counter() - t
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(peak, before) / 1024
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in ok_codes:
+        sys.exit(f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr.decode()[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, max(after.ru_maxrss, before.ru_maxrss) / 1024
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=50)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--profile", default="grading")
-    args = ap.parse_args()
-    wall, peak = run([PY, "-m", "graders.grade.cli", str(CORRECT), "--profile", args.profile,
-                      "--format", "json"])
-    print(f"one grade ({args.profile}): {wall:.1f} s wall, peak RSS {peak:.0f} MiB")
+def ratio(submission: Path, profile: str, pairs: int) -> None:
+    conform = [PY, "-m", "graders.conformance.cli", str(submission), "--profile", profile,
+               "--format", "json"]
+    grade = [PY, "-m", "graders.grade.cli", str(submission), "--profile", profile,
+             "--format", "json"]
+    run(conform), run(grade)  # warm-up: page cache, .pyc files
+    rows = {"conform": [], "grade": []}
+    for i in range(pairs):
+        order = (("conform", conform), ("grade", grade))
+        for name, cmd in order if i % 2 == 0 else order[::-1]:
+            rows[name].append(run(cmd)[:2])
+        (cw, cc), (gw, gc) = rows["conform"][-1], rows["grade"][-1]
+        print(f"pair {i + 1}: in-process {cw:.2f} s wall / {cc:.2f} s CPU, isolated {gw:.2f} s "
+              f"wall / {gc:.2f} s CPU; ratio wall {gw / cw:.2f}, CPU {gc / cc:.2f}")
+    for what, k in (("wall", 0), ("CPU", 1)):
+        c = [r[k] for r in rows["conform"]]
+        g = [r[k] for r in rows["grade"]]
+        print(f"{what}: in-process best {min(c):.2f} s (median {statistics.median(c):.2f}), "
+              f"isolated best {min(g):.2f} s (median {statistics.median(g):.2f}); "
+              f"ratio of bests {min(g) / min(c):.2f}, of medians "
+              f"{statistics.median(g) / statistics.median(c):.2f} (target <= 1.2)")
+
+
+def batch(n: int, jobs: int, profile: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         subs = Path(tmp) / "subs"
         subs.mkdir()
-        for i in range(args.n):
+        for i in range(n):
             shutil.copy(CORRECT, subs / f"student{i:03d}.py")
             with open(subs / f"student{i:03d}.py", "a") as f:
                 f.write(f"\n# student {i}\n")
-        wall, peak = run([PY, "-m", "graders.grade.cli", "batch", str(subs), "--jobs",
-                          str(args.jobs), "--profile", args.profile, "--db",
-                          str(Path(tmp) / "gb.sqlite"), "--no-progress"])
-    print(f"batch of {args.n} ({args.profile}, {args.jobs} jobs): {wall:.1f} s wall, "
-          f"{wall / args.n:.1f} s per submission, peak RSS of one process {peak:.0f} MiB")
+        wall, cpu, peak = run([PY, "-m", "graders.grade.cli", "batch", str(subs), "--jobs",
+                               str(jobs), "--profile", profile, "--db",
+                               str(Path(tmp) / "gb.sqlite"), "--no-progress"])
+    print(f"batch of {n} ({profile}, {jobs} jobs): {wall:.1f} s wall, {wall / n:.2f} s per "
+          f"submission, {cpu / n:.2f} s CPU per submission; 300 would take about "
+          f"{wall / n * 300 / 60:.1f} min at this rate (target <= 8); peak RSS of one process "
+          f"{peak:.0f} MiB")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=50, help="batch size (0: no batch)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--pairs", type=int, default=3, help="grade/conform pairs (0: no ratio)")
+    ap.add_argument("--profile", default="grading")
+    ap.add_argument("--submission", type=Path, default=CORRECT)
+    args = ap.parse_args()
+    print(f"- python {sys.version.split()[0]}, {os.cpu_count()} logical CPUs "
+          f"({len(os.sched_getaffinity(0))} usable); load average before: "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.pairs:
+        ratio(args.submission.resolve(), args.profile, args.pairs)
+    if args.n:
+        batch(args.n, args.jobs, args.profile)
+    print(f"- load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 

@@ -64,9 +64,15 @@ def call_repr(fn: str, *args: Any, **kwargs: Any) -> str:
     return f"{fn}({', '.join(parts)})"
 
 
-def fail(template: str, call: str | None = None, hint: str | None = None, *,
+def fail(template: str, call: str | None = None, hint: str | Callable[[], str | None] | None = None, *,
          cause: str = "wrong_value", **fields: Any):
-    """Raise the violation `template` (an English msgid with ``str.format`` fields)."""
+    """Raise the violation `template` (an English msgid with ``str.format`` fields).
+
+    `hint` may be a function of no arguments: it is called only here, when the check fails, so
+    a costly diagnosis (which common bug does this output match?) is not paid on every pass.
+    """
+    if callable(hint):
+        hint = hint()
     raise ConformanceError(template.format(**fields), hint=hint, cause=cause,
                            template=template, fields=fields, call=call)
 
@@ -88,7 +94,7 @@ def assert_shape(name: str, got: np.ndarray, want: tuple, call: str) -> None:
              name=name, got=tuple(got.shape), want=tuple(want))
 
 
-def assert_dtype(name: str, got: np.ndarray, want, call: str, hint: str | None = None) -> None:
+def assert_dtype(name: str, got: np.ndarray, want, call: str, hint: str | Callable[[], str | None] | None = None) -> None:
     want = np.dtype(want)
     if got.dtype != want:
         fail("{name}.dtype={got}, but should be {want}", call, hint,
@@ -109,7 +115,7 @@ def _index(idx) -> str:
 
 
 def assert_bitwise_equal(name: str, got: np.ndarray, want: np.ndarray, call: str,
-                         hint: str | None = None) -> None:
+                         hint: str | Callable[[], str | None] | None = None) -> None:
     """Identical bits (NaN payloads and -0.0 included): for operations that do no arithmetic.
 
     When only -0.0 became 0.0 or a NaN spread to other elements, the hint says that the
@@ -123,7 +129,7 @@ def assert_bitwise_equal(name: str, got: np.ndarray, want: np.ndarray, call: str
     if bad.any():
         idx = _first_mismatch(bad)
         fail("{name}[{index}]={got!r}, but should be {want!r} (bit for bit; {bad} of {size} "
-             "elements differ)", call, hint or _arithmetic_hint(got, want),
+             "elements differ)", call, (hint() if callable(hint) else hint) or _arithmetic_hint(got, want),
              name=name, index=_index(idx), got=_item(got, idx), want=_item(want, idx),
              bad=int(bad.sum()), size=int(bad.size))
 
@@ -145,7 +151,7 @@ def _arithmetic_hint(got: np.ndarray, want: np.ndarray) -> str | None:
 
 
 def assert_equal(name: str, got: np.ndarray, want: np.ndarray, call: str,
-                 hint: str | None = None) -> None:
+                 hint: str | Callable[[], str | None] | None = None) -> None:
     """Exactly equal values (finite data)."""
     assert_shape(name, got, want.shape, call)
     bad = got != want
@@ -157,7 +163,7 @@ def assert_equal(name: str, got: np.ndarray, want: np.ndarray, call: str,
 
 
 def assert_close_scaled(name: str, got, want, scale, tol: float, call: str,
-                        hint: str | None = None) -> None:
+                        hint: str | Callable[[], str | None] | None = None) -> None:
     """|got - want| <= tol * scale element-wise; `scale` is the problem's size, not |want|.
 
     For a sum of n terms `scale` is n * sum(|terms|) (or n |u||v| for a dot product), so any
@@ -185,7 +191,7 @@ def assert_close_scaled(name: str, got, want, scale, tol: float, call: str,
 
 
 def assert_raises(expected: type[BaseException], fn: Callable, *args: Any, call: str,
-                  hint: str | None = None, **kwargs: Any) -> BaseException:
+                  hint: str | Callable[[], str | None] | None = None, **kwargs: Any) -> BaseException:
     """`fn(*args)` must raise `expected` (a subclass counts). Returns the exception."""
     try:
         fn(*args, **kwargs)

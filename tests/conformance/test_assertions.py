@@ -114,3 +114,22 @@ def embed_backward(token_ids, grad_out, vocab_size, context_length):
     results = run_checks(load_impl(path), load_spec(), profile="ci",
                          select=["VEC-DOT-01", "BWD-TOK-01"])
     assert [r.status for r in results] == [PASSED] * len(results), [r.message for r in results]
+
+
+def test_a_hint_given_as_a_function_is_worked_out_only_when_the_check_fails():
+    calls = []
+
+    def diagnose():
+        calls.append(1)
+        return "the diagnosis"
+
+    x = np.arange(4.0)
+    assert_equal("x", x, x.copy(), "f()", hint=diagnose)
+    assert_close_scaled("x", x, x.copy(), np.ones(4), 1e-6, "f()", hint=diagnose)
+    assert calls == []  # passing: the diagnosis is never paid for
+    with pytest.raises(ConformanceError) as info:
+        assert_equal("x", x + 1, x, "f()", hint=diagnose)
+    assert info.value.hint == "the diagnosis" and calls == [1]
+    with pytest.raises(ConformanceError) as info:  # a diagnosis that finds nothing: no hint
+        assert_bitwise_equal("x", np.float32([1.0]), np.float32([2.0]), "f()", hint=lambda: None)
+    assert info.value.hint is None

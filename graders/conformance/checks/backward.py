@@ -61,7 +61,7 @@ def token_gradient_scatter_add(impl, spec):
         assert_shape("grad_token", gtok, (vocab, grad.shape[-1]), call)
         want, scale = _expected_token(ids, grad, vocab)
         assert_close_scaled("grad_token", gtok, want, scale, tol, call,
-                            hint=_token_hint(gtok, ids, grad, vocab))
+                            hint=lambda: _token_hint(gtok, ids, grad, vocab))
 
     prop()
 
