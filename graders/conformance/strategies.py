@@ -11,6 +11,8 @@ the style of array-api-tests' ``hypothesis_helpers``.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -18,7 +20,13 @@ from hypothesis.extra import numpy as hnp
 ID_DTYPES = (np.int64, np.int32)
 REAL_SIZE_ODDS = 8  # about one example in this many uses the spec's real sizes
 
+# The strategy builders below are cached: a check asks for the same strategy (same sizes) again
+# and again, and Hypothesis works out properties of a new strategy object (is it empty, can its
+# values be reused...) on its first draw. Cached, that is done once per strategy, not per draw.
+_cached = lru_cache(maxsize=4096)
 
+
+@_cached
 def dim(real: int, small_max: int) -> st.SearchStrategy[int]:
     """A size: the spec's real one about once in REAL_SIZE_ODDS draws, else 1..small_max.
 
@@ -48,12 +56,14 @@ def sequence_sizes(draw, spec, *, d_small: int, batched: bool | None = None):
     return vocab, context, d, shape
 
 
+@_cached
 def ids(num_rows: int, shape) -> st.SearchStrategy[np.ndarray]:
     """Integer ids in [0, num_rows), edges 0 and num_rows-1 always reachable."""
     elements = st.one_of(st.just(0), st.just(num_rows - 1), st.integers(0, num_rows - 1))
     return hnp.arrays(dtype=st.sampled_from(ID_DTYPES), shape=shape, elements=elements)
 
 
+@_cached
 def seeds() -> st.SearchStrategy[int]:
     return st.integers(0, 2**32 - 1)
 
@@ -86,6 +96,7 @@ def with_special_values(t: np.ndarray, seed: int) -> np.ndarray:
 VECTOR_RANGE = (1e-15, 1e15)
 
 
+@_cached
 def vectors(n: int, dtype) -> st.SearchStrategy[np.ndarray]:
     """Vectors whose entries are 0 or of magnitude 1e-15..1e15, in float32 or float64.
 
