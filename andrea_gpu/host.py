@@ -42,6 +42,8 @@ from .backend import get_backend
 from .executor.build import BuildError, kernel_names
 
 MAX_SOURCE_BYTES = 1 << 20
+#: Elements (ids x d_model) above which a call is a "real-size" call (see KernelHost._launch).
+BIG_WORK = 1 << 18
 INT32_MAX = int(np.iinfo(np.int32).max)
 INT32_MIN = int(np.iinfo(np.int32).min)
 
@@ -317,10 +319,23 @@ class KernelHost:
         return f"KernelHost({Path(self.path).name!r}, backend={self.backend!r})"
 
     # ------------------------------------------------------------------ helpers
-    def _launch(self, name: str, kind: str, n: int, args, shape=None):
+    def _launch(self, name: str, kind: str, n: int, args, shape=None, work: int = 0):
+        """Launch entry point `name` over `n` work items with the next test shape (or `shape`).
+
+        On the CPU executor a call of more than BIG_WORK elements (the checks' real-size draws)
+        uses the test shape with the fewest threads per block and one schedule: a kernel with a
+        barrier per element costs threads x barriers context switches there, and the small
+        calls already cycle through every shape and both schedules.
+        """
+        kernel = self._mod.get_function(name)
+        if self._be.name == "cpu" and shape is None and work > BIG_WORK:
+            grid, block = ShapeCycle.resolve(min(self.contract.test_shapes, key=lambda s: s[1]),
+                                             kind, n)
+            kernel(grid, block, args, orders=("forward",))
+            return grid[0], block[0]
         grid, block = (ShapeCycle.resolve(shape, kind, n) if shape is not None
                        else self._shapes(kind, n))
-        self._be.launch(self._mod.get_function(name), grid, block, args, deterministic=True)
+        self._be.launch(kernel, grid, block, args, deterministic=True)
         return grid[0], block[0]
 
     def _flag(self):
@@ -345,8 +360,9 @@ class KernelHost:
         return self._dev(flat.astype(np.int32))
 
     def _device_bad(self, bad, first: int | None, kernel: str, shape, flat: np.ndarray,
-                    where_shape, grid_block) -> None:
+                    where_shape, grid_block, probe: bool = False) -> None:
         """*bad after a launch must be INT_MAX (no bad id) or the first bad flat index."""
+        label = "probe_ids" if probe else "token_ids"
         got = int(self._host(bad)[0])
         want = INT32_MAX if first is None else first
         if got == want:
@@ -359,13 +375,17 @@ class KernelHost:
         if got == INT32_MAX:
             raise KernelContractError(
                 f"{kernel} {launch} did not report the out-of-range id "
-                f"token_ids{_flat_where(where_shape, first)} = {bad_id}: *bad is still INT_MAX. "
+                f"{label}{_flat_where(where_shape, first)} = {bad_id}: *bad is still INT_MAX. "
                 f"Check every id against num_rows and record the smallest flat index of a bad "
-                f"id with atomicMin(bad, i), skipping that row")
+                f"id with atomicMin(bad, i), skipping that row"
+                + (f" (probe_ids: good ids mixed with num_rows, -1 and INT_MAX: "
+                   f"{flat.tolist()})" if probe else ""))
         raise KernelContractError(
             f"{kernel} {launch} set *bad = {got}, but the first out-of-range id is at flat "
-            f"index {first} (token_ids{_flat_where(where_shape, first)} = {bad_id}); use "
-            f"atomicMin(bad, i) so that the smallest index wins")
+            f"index {first} ({label}{_flat_where(where_shape, first)} = {bad_id}); use "
+            f"atomicMin(bad, i) so that the smallest index wins"
+            + (f" (probe_ids: good ids mixed with num_rows, -1 and INT_MAX: "
+               f"{flat.tolist()})" if probe else ""))
 
     @staticmethod
     def _bad_rows(flat: np.ndarray, rows: int) -> np.ndarray:
@@ -387,10 +407,8 @@ class KernelHost:
             ids = v.token_ids(token_ids, rows)
         except IndexError as exc:
             if table.dtype == np.float32 and d:
-                ids = np.asarray(token_ids)
-                self._lookup_bad(table, ids)
-                for probe, _ in (_probe_ids(rows),):
-                    self._lookup_bad(table, probe)
+                self._lookup_bad(table, np.asarray(token_ids))
+                self._lookup_bad(table, _probe_ids(rows)[0], probe=True)
             raise exc from None
         out_shape = ids.shape + (d,)
         if ids.size == 0 or d == 0:
@@ -409,17 +427,17 @@ class KernelHost:
         gb = self._launch("andrea_lookup", "rows", n,
                           (self._dev(table), self._ids32(ids), out, np.int32(n),
                            self._int32("d_model", d),
-                           self._int32("the number of table rows", rows), bad), shape)
+                           self._int32("the number of table rows", rows), bad), shape, n * d)
         return out, bad, gb
 
-    def _lookup_bad(self, table, ids):
+    def _lookup_bad(self, table, ids, probe=False):
         rows = table.shape[0]
         flat = ids.reshape(-1).astype(np.int64)
         mask = self._bad_rows(flat, rows)
         first = int(np.flatnonzero(mask)[0])
         for shape in self.contract.test_shapes:
             out, bad, gb = self._lookup_launch(table, ids, shape)
-            self._device_bad(bad, first, "andrea_lookup", shape, flat, ids.shape, gb)
+            self._device_bad(bad, first, "andrea_lookup", shape, flat, ids.shape, gb, probe)
             got = self._host(out)
             good = np.flatnonzero(~mask)
             want = table[flat[good]]
@@ -460,10 +478,9 @@ class KernelHost:
             if (token_table.dtype == np.float32 and d and raw.ndim in (1, 2)
                     and 0 < raw.shape[-1] <= position_table.shape[0]):
                 self._embed_bad(raw, token_table, position_table)
-                probe, _ = _probe_ids(rows)
-                if position_table.shape[0] >= 1:
-                    self._embed_bad(probe[None, :], token_table,
-                                    np.resize(position_table, (probe.size, d)))
+                probe = _probe_ids(rows)[0]
+                self._embed_bad(probe[None, :], token_table,
+                                np.resize(position_table, (probe.size, d)), probe=True)
             raise exc from None
         t = v.sequence(ids, position_table.shape[0])
         out_shape = ids.shape + (d,)
@@ -483,10 +500,11 @@ class KernelHost:
         gb = self._launch("andrea_embed_forward", "rows", n,
                           (self._ids32(ids), self._dev(tok), self._dev(pos), out, np.int32(n),
                            np.int32(t), self._int32("d_model", d),
-                           self._int32("the number of token_table rows", rows), bad), shape)
+                           self._int32("the number of token_table rows", rows), bad), shape,
+                          n * d)
         return out, bad, gb
 
-    def _embed_bad(self, ids, tok, pos):
+    def _embed_bad(self, ids, tok, pos, probe=False):
         rows, d = tok.shape
         t = ids.shape[-1]
         flat = ids.reshape(-1).astype(np.int64)
@@ -496,7 +514,8 @@ class KernelHost:
         want = tok[flat[good]] + pos[good % t]
         for shape in self.contract.test_shapes:
             out, bad, gb = self._embed_launch(ids, tok, pos[:t], t, shape)
-            self._device_bad(bad, first, "andrea_embed_forward", shape, flat, ids.shape, gb)
+            self._device_bad(bad, first, "andrea_embed_forward", shape, flat, ids.shape, gb,
+                             probe)
             self._good_rows("andrea_embed_forward", gb, self._host(out)[good], want, good,
                             ids.shape, exact=True)
 
@@ -524,7 +543,7 @@ class KernelHost:
             gp = self._be.xp.zeros((context, d), dtype=np.float32)
             self._launch("andrea_embed_backward_position", "flat", t * d,
                          (self._dev(g), gp, np.int32(n // t), np.int32(t),
-                          self._int32("d_model", d)))
+                          self._int32("d_model", d)), work=n * d)
             grad_pos = self._host(gp)
         return grad_token, grad_pos
 
@@ -544,7 +563,7 @@ class KernelHost:
         gb = self._launch("andrea_embed_backward_token", "rows", n,
                           (self._ids32(ids), self._dev(g), gt, np.int32(n),
                            self._int32("d_model", d), self._int32("vocab_size", vocab), bad),
-                          shape)
+                          shape, n * d)
         return gt, bad, gb
 
     def _backward_bad_all(self, token_ids, grad_out, vocab_size, context_length):
@@ -560,11 +579,12 @@ class KernelHost:
             return
         d = grad.shape[-1]
         self._backward_bad(ids, grad.reshape(-1, d), vocab)
-        probe, _ = _probe_ids(vocab)
+        probe = _probe_ids(vocab)[0]
         rng = np.random.default_rng(0)
-        self._backward_bad(probe, rng.standard_normal((probe.size, d)).astype(np.float32), vocab)
+        self._backward_bad(probe, rng.standard_normal((probe.size, d)).astype(np.float32), vocab,
+                           probe=True)
 
-    def _backward_bad(self, ids, g, vocab):
+    def _backward_bad(self, ids, g, vocab, probe=False):
         flat = ids.reshape(-1).astype(np.int64)
         mask = self._bad_rows(flat, vocab)
         first = int(np.flatnonzero(mask)[0])
@@ -574,7 +594,7 @@ class KernelHost:
         for shape in self.contract.test_shapes:
             gt, bad, gb = self._token_launch(ids, g, vocab, shape)
             self._device_bad(bad, first, "andrea_embed_backward_token", shape, flat, ids.shape,
-                             gb)
+                             gb, probe)
             got = self._host(gt)
             if not np.allclose(got, want, rtol=1e-5, atol=1e-5):
                 row = int(np.flatnonzero(~np.all(np.isclose(got, want, rtol=1e-5, atol=1e-5),

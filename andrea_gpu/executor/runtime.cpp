@@ -158,7 +158,7 @@ static long long g_uninit[16];      // the block's first read of never-written s
 static bool g_uninit_seen = false;
 static struct sigaction g_old[3];
 static const int g_sigs[3] = {SIGSEGV, SIGBUS, SIGFPE};
-static const size_t kStack = 256 * 1024;
+static const size_t kStack = 32 * 1024;
 static char *g_stacks = nullptr;     // fiber stacks, kept from launch to launch
 static size_t g_stack_count = 0;
 int atomics_used = 0;                // set by prelude.h's atomics during a launch
@@ -392,7 +392,7 @@ static void run_block(std::vector<unsigned> &order) {
     unsigned n = (unsigned)g->fibers.size();
     for (auto &f : g->fibers) { f.state = READY; f.epoch = 0; f.bar_file = nullptr; f.bar_line = 0; }
     int thread_order = (int)g->cfg[8];
-    make_order(order, n, thread_order);
+    if (thread_order == SHUFFLE || order.size() != n) make_order(order, n, thread_order);
     // The first thread runs as a fiber; if it never reaches a barrier, neither may the others
     // (a barrier some threads skip is an error), so they run as plain calls.
     unsigned first = order[0];

@@ -109,8 +109,8 @@ def summary(report: dict, t: Translator, *, students: bool = True,
         lines = []
     imp = report.get("import") or {}
     if not imp.get("ok", True):
-
-        lines += ["", t(M.IMPORT_FAILED), M.import_detail(imp, t), t(M.IMPORT_HINT)]
+        hint = M.IMPORT_HINT_KERNEL if report.get("kind") == "kernel" else M.IMPORT_HINT
+        lines += ["", t(M.IMPORT_FAILED), M.import_detail(imp, t), t(hint)]
     elif not any(c.get("problem") for c in report["checks"]) and report["checks"]:
         lines += ["", t(M.NOTHING_WRONG)]
     if report.get("restarts"):

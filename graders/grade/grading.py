@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from graders.conformance.outcome import Cause, Status
+from graders.conformance.outcome import Cause, FaultKind, Status
 from graders.conformance.profiles import check_profile
 from graders.conformance.registry import (RegistryError, SelectionError, all_checks,
                                           select as select_checks)
@@ -133,6 +133,30 @@ def spec_digest(spec: Spec, profile: str) -> str:
     return h.hexdigest()
 
 
+#: A call into a kernel submission runs on the CPU executor (fibers, guard pages, the race
+#: checker, two schedules) unless a GPU exists: it gets this many times the per-call limit,
+#: within the per-check and total limits, which stay as they are.
+KERNEL_CALL_FACTOR = 4
+
+
+def kernel_limits(limits: Limits) -> Limits:
+    """The limits of a kernel submission (see KERNEL_CALL_FACTOR)."""
+    import dataclasses
+
+    return dataclasses.replace(limits, call_timeout=min(
+        limits.call_timeout * KERNEL_CALL_FACTOR, limits.check_timeout))
+
+
+def _kernel_hints(results: list[CheckResult]) -> None:
+    """Hints of a kernel submission speak of kernels, not Python loops or imports."""
+    for r in results:
+        fault = FaultKind.of((r.details or {}).get("fault"))
+        if r.cause == Cause.FAULT and fault == FaultKind.TIMEOUT:
+            r.hint = r.hint or M.HINT_TIMEOUT_KERNEL
+        elif r.cause == Cause.IMPORT_ERROR:
+            r.hint = r.hint or M.IMPORT_HINT_KERNEL
+
+
 def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limits | None = None,
           sandbox: str = "auto", select: list[str] | None = None,
           on_result: Callable[[CheckResult], None] | None = None) -> dict:
@@ -143,6 +167,8 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
     _require_kernel_support(sub, spec)
     checks, select = _checks_for(sub, spec, select)
     mode, note = _isolation(sandbox)
+    if sub.kind == "kernel":
+        limits = kernel_limits(limits)
     meta = {
         "submission": sub.name, "sha256": sub.sha256, "module": sub.module, "kind": sub.kind,
         "spec": spec.name, "spec_sha256": spec_digest(spec, profile), "profile": profile,
@@ -157,6 +183,8 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
     else:
         run = _run_submission(sub, spec, checks, mode, limits, profile, select, on_result)
     results = [_bounded(r) for r in run.pop("results")]
+    if sub.kind == "kernel":
+        _kernel_hints(results)
     meta.update(run)
     meta["not_run"] = [r.check_id for r in results if r.cause == Cause.BUDGET]
     rep = scoring.build(spec, results, meta=meta)

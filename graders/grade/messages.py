@@ -47,6 +47,11 @@ NO_MODULE = "No Python module found in the submission (expected one .py file)."
 MANY_MODULES = "The submission has several Python modules ({names}); put one module in the folder or name it submission.py."
 
 # --- hints for faults and missing functions
+IMPORT_HINT_KERNEL = ("Fix this error so that your kernel file compiles; until then every check "
+                      "scores zero.")
+HINT_TIMEOUT_KERNEL = ("Look for a loop that never ends, a grid-stride or block-stride loop whose "
+                       "index never grows, or a __syncthreads() inside a loop that runs once per "
+                       "element; keep the barriers per block few.")
 HINT_TIMEOUT = ("Look for a loop that never ends, or a Python loop over every token; whole-array "
                 "NumPy operations are fast enough.")
 HINT_CRASH = ("The process running your code died: look for os._exit, sys.exit, or C code "

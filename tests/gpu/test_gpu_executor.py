@@ -31,9 +31,9 @@ def test_each_block_starts_with_fresh_shared_memory():
 
 
 def test_read_of_never_written_shared_memory_is_caught(selftest_module):
-    with pytest.raises(KernelError, match=r"shared_fresh_per_block: block \(\d+,0,0\) thread "
-                                          r"\(\d+,0,0\) reads shared memory at byte offset \d+ "
-                                          r"at selftest.cu:27, but no thread of the block wrote"):
+    with pytest.raises(KernelError, match=r"shared_fresh_per_block: read of never-written shared "
+                                          r"memory at byte offset \d+ at selftest.cu:27 \(block "
+                                          r"\(\d+,0,0\) thread \(\d+,0,0\) reads it, but no thread"):
         selftest_module.get_function("shared_fresh_per_block")((5,), (64,),
                                                                (np.ones(5, dtype=np.int32),))
 
@@ -70,9 +70,10 @@ def test_results_land_only_after_every_schedule_agrees(selftest_module):
 def test_missing_barrier_is_caught(selftest_module):
     x, y = np.arange(40, dtype=np.float32), np.zeros(40, dtype=np.float32)
     with pytest.raises(RaceError, match=r"reverse_block_racy: data race on shared memory at byte "
-                                         r"offset \d+: block \(0,0,0\) thread \(\d+,0,0\) writes it at "
-                                         r"selftest.cu:18, and block \(0,0,0\) thread \(\d+,0,0\) reads "
-                                         r"it at selftest.cu:19, with no __syncthreads"):
+                                         r"offset \d+ at lines selftest.cu:18 and selftest.cu:19: "
+                                         r"block \(0,0,0\) thread \(\d+,0,0\) writes it and block "
+                                         r"\(0,0,0\) thread \(\d+,0,0\) reads it, with no "
+                                         r"__syncthreads\(\) or atomic"):
         selftest_module.get_function("reverse_block_racy")((1,), (64,), (x, y, np.int32(40)))
     np.testing.assert_array_equal(y, 0)  # nothing copied back from a failed launch
 
@@ -86,21 +87,21 @@ def test_race_between_blocks_is_caught(selftest_module):
 def test_read_past_the_end_is_caught(selftest_module):
     x, y = np.zeros(64, dtype=np.float32), np.zeros(65, dtype=np.float32)
     with pytest.raises(OutOfBoundsError,
-                       match=r"accessed argument 0 \(x\) out of bounds at byte offset 256 "
-                             r"\(the buffer has 256 bytes\), at selftest.cu:\d+"):
+                       match=r"out-of-bounds access to argument 0 \(x\) at selftest.cu:\d+: "
+                             r"byte offset 256 of a 256-byte buffer, by block"):
         selftest_module.get_function("copy_off_by_one")((2,), (32,), (x, y, np.int32(64)))
 
 
 def test_read_before_the_start_is_caught(selftest_module):
     x, y = np.ones(8, dtype=np.float32), np.zeros(8, dtype=np.float32)
-    with pytest.raises(OutOfBoundsError, match=r"argument 0 \(x\) out of bounds at byte offset -4"):
+    with pytest.raises(OutOfBoundsError, match=r"argument 0 \(x\) at selftest.cu:\d+: byte offset -4 of"):
         selftest_module.get_function("read_before_start")((1,), (32,), (x, y, np.int32(8)))
 
 
 def test_write_into_slack_is_caught_by_canaries(selftest_module):
     y = np.zeros(5, dtype=np.float32)  # 20 bytes: y[5] lies before the 16-byte-aligned guard
-    with pytest.raises(OutOfBoundsError, match=r"wrote outside argument 0 \(y\) \(20 bytes\) at byte "
-                                               r"offset 20"):
+    with pytest.raises(OutOfBoundsError, match=r"out-of-bounds write to argument 0 \(y\): byte "
+                                               r"offset 20 of a 20-byte buffer"):
         selftest_module.get_function("write_past_end")((1,), (32,), (y, np.int32(5)))
 
 
@@ -170,9 +171,9 @@ def test_plain_scatter_add_races_even_with_integer_values(selftest_module):
     idx = np.array([0, 1, 2, 0], dtype=np.int32)  # thread 3 adds to the element thread 0 added to
     y = np.zeros(3, dtype=np.float32)
     with pytest.raises(RaceError, match=r"scatter_plain: data race on argument 2 \(y\), element "
-                                        r"0: block \(0,0,0\) thread \(\d,0,0\) (reads|writes) it "
-                                        r"at selftest.cu:\d+, and block \(0,0,0\) thread "
-                                        r"\(\d,0,0\) (reads|writes) it at selftest.cu:\d+"):
+                                        r"0 at line selftest.cu:\d+: block \(0,0,0\) thread "
+                                        r"\(\d,0,0\) (reads|writes) it and block \(0,0,0\) "
+                                        r"thread \(\d,0,0\) (reads|writes) it"):
         selftest_module.get_function("scatter_plain")((1,), (32,), (idx, np.int32(4), y))
 
 

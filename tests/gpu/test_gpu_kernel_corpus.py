@@ -1,0 +1,118 @@
+"""Meta-tests of kernel grading on a corpus of student-style submissions (tests/gpu/kernels/
+submissions/, table in docs/gpu.md): correct kernels in different styles pass every check of
+the kernel groups; each single-bug kernel fails the check of its clause with the feedback that
+names the bug (a data race with its lines, an out-of-bounds access with its line, the element
+that is wrong, the bad-id rule broken).
+
+In-process (load_kernel_submission, the CPU executor, the conformance runner with the "dev"
+profile) to keep the suite fast; one bug also goes through andrea-grade's sandboxed worker.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from andrea_gpu.submission import load_kernel_submission
+from graders.conformance.registry import all_checks
+from graders.conformance.runner import run_checks
+from spec import load_spec
+
+CORPUS = Path(__file__).resolve().parent / "kernels" / "submissions"
+CORRECT = sorted(CORPUS.glob("correct_*.cu"))
+
+# file -> (check, clause, regex the failure message must match)
+BUGS = {
+    "bug_missing_atomic.cu": (
+        "token_gradient_scatter_add", "BWD-TOK-01",
+        r"RaceError: kernel andrea_embed_backward_token: data race on argument 2 \(grad_token\), "
+        r"element \d+ at line bug_missing_atomic\.cu:43: block \(\d+,0,0\) thread \(\d+,0,0\) "
+        r"(reads|writes) it and block \(\d+,0,0\) thread \(\d+,0,0\) (reads|writes) it"),
+    "bug_racy_position_sum.cu": (
+        "position_gradient_batch_sum", "BWD-POS-01",
+        r"RaceError: kernel andrea_embed_backward_position: data race on argument 1 "
+        r"\(grad_position\), element \d+ at line bug_racy_position_sum\.cu:53"),
+    "bug_missing_barrier.cu": (
+        "position_gradient_batch_sum", "BWD-POS-01",
+        r"RaceError: kernel andrea_embed_backward_position: data race on shared memory at byte "
+        r"offset \d+ at line bug_missing_barrier\.cu:50"),
+    "bug_no_grid_stride.cu": (
+        "lookup_selects_row", "EMB-LOOKUP-01", r"out\[\d+, \d+\]=0\.0, but should be"),
+    "bug_no_block_stride.cu": (
+        "forward_pass_at_real_size", "EMB-REAL-01", r"x\[\d+, \d+\]=0\.0, but should be exactly"),
+    "bug_no_range_check.cu": (
+        "out_of_range_ids", "EMB-ERR-01",
+        r"lookup\(\) raised OutOfBoundsError\('kernel andrea_lookup: out-of-bounds access to "
+        r"argument 0 \(table\) at bug_no_range_check\.cu:8"),
+    "bug_wrong_position_row.cu": (
+        "embed_adds_position_rows", "EMB-COMB-01",
+        r"(OutOfBoundsError: kernel andrea_embed_forward: out-of-bounds access to argument 2 "
+        r"\(position_table\) at bug_wrong_position_row\.cu:29|x\[\d+, \d+, \d+\]=\S+, but "
+        r"should be exactly)"),
+    "bug_column_off_by_one.cu": (
+        "lookup_selects_row", "EMB-LOOKUP-01",
+        r"(OutOfBoundsError|RaceError): kernel andrea_lookup: .*(argument 0 \(table\)|argument 2 "
+        r"\(out\))"),
+    "bug_block_size_assumed.cu": (
+        "position_gradient_batch_sum", "BWD-POS-01",
+        r"grad_position\[:T\]\[\d+, \d+\]=0\.0, but should be"),
+    "bug_assign_not_accumulate.cu": (
+        "position_gradient_batch_sum", "BWD-POS-01",
+        r"grad_position\[:T\]\[\d+, \d+\]=\S+, but should be"),
+    "bug_bad_not_smallest.cu": (
+        "out_of_range_ids", "EMB-ERR-01",
+        r"lookup\(\) raised KernelContractError\('andrea_lookup \(grid \d+, block \d+\) set "
+        r"\*bad = \d+, but the first out-of-range id is at flat index \d+"),
+}
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return load_spec()
+
+
+def _kernel_checks(spec) -> list[str]:
+    return [c.id for c in all_checks() if any(spec.clause(cl).group in spec.kernels.groups
+                                              for cl in c.clauses)]
+
+
+def test_the_corpus_is_complete():
+    assert len(CORRECT) >= 3
+    assert {p.name for p in CORPUS.glob("bug_*.cu")} == set(BUGS)
+    for name in BUGS:  # each bug file says what its one bug is
+        assert (CORPUS / name).read_text().startswith(f"// BUG ({name[:-3]}): ")
+
+
+@pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.name)
+def test_correct_kernels_pass_every_kernel_check(path, spec):
+    sub = load_kernel_submission(path, backend="cpu", spec=spec)
+    chosen = _kernel_checks(spec)
+    results = run_checks(sub, spec, profile="dev", select=chosen, target=path.name)
+    assert len(results) == len(chosen) >= 15
+    bad = [f"{r.check_id}: {r.message}" for r in results if r.status != "passed"]
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("name", sorted(BUGS))
+def test_each_bug_fails_its_clause_with_the_right_feedback(name, spec):
+    check, clause, pattern = BUGS[name]
+    sub = load_kernel_submission(CORPUS / name, backend="cpu", spec=spec)
+    (res,) = run_checks(sub, spec, profile="dev", select=[check], target=name)
+    assert res.status == "failed" and clause in res.clauses, (res.status, res.message)
+    import re
+    assert re.search(pattern, res.message or "", re.S), res.message
+
+
+def test_the_commonest_kernel_bug_loses_points_through_the_grader():
+    """A token backward with += instead of atomicAdd, graded in the sandboxed worker."""
+    from graders.grade.grading import grade, load_submission
+    from graders.grade.sandbox import Limits
+
+    rep = grade(load_submission(CORPUS / "bug_missing_atomic.cu"), load_spec(), profile="dev",
+                limits=Limits.for_tests(), select=["token_gradient_scatter_add"])
+    assert rep["import"]["ok"], rep["import"]
+    (chk,) = rep["checks"]
+    assert chk["status"] == "failed" and rep["score"] == 0
+    assert "data race on argument 2 (grad_token)" in chk["message"]
+    assert "bug_missing_atomic.cu:43" in chk["message"]
