@@ -26,6 +26,7 @@ from .registry import RegistryError, SelectionError, all_checks, select as selec
 from .explain import LABEL, explain, summary_line
 from .runner import (ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, ImplementationLoadError,
                      load_impl, run_checks)
+from .sources import dropped_note
 
 STYLE = {PASSED: "green", FAILED: "bold red", ERROR: "bold magenta", SKIPPED: "yellow",
          NOT_RUN: "magenta"}
@@ -34,7 +35,8 @@ STYLE = {PASSED: "green", FAILED: "bold red", ERROR: "bold magenta", SKIPPED: "y
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="andrea-conform", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("target", nargs="?", help="implementation: module name or path to a .py file")
+    p.add_argument("target", nargs="?", help="implementation: module name, a .py file, a .ipynb notebook, "
+                        "or a folder holding one of them")
     p.add_argument("--spec", default=None, help="bundled spec name or YAML path (default andrea-120m)")
     p.add_argument("--profile", default=DEFAULT_PROFILE, choices=sorted(PROFILES),
                    help="Hypothesis profile (default: %(default)s)")
@@ -76,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         err.print(f"andrea-conform: {escape(str(exc))}")
         return 2
 
+    source = getattr(impl, "__andrea_source__", None)
+    notes = [dropped_note(d) for d in source.dropped] if source is not None else []
+
     def show(r):
         if args.format == "text":
             out.print(f"[{STYLE[r.status]}]{LABEL[r.status]:5}[/] {', '.join(r.clauses):34} "
@@ -87,12 +92,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.format == "text":
         out.print(f"andrea-conform: {escape(args.target)} against spec {spec.name} "
                   f"(profile {args.profile})")
+        for n in notes:
+            out.print(f"[yellow]note[/]: {escape(n)}")
     results = run_checks(impl, spec, profile=args.profile, select=args.select,
                          target=args.target, on_result=show)
     ok = all(r.status not in (FAILED, ERROR, NOT_RUN) for r in results)
     if args.format == "json":
         json.dump({"target": args.target, "spec": spec.name, "profile": args.profile,
-                   "passed": ok, "results": [r.to_dict() for r in results]}, sys.stdout, indent=2)
+                   "passed": ok, "notes": notes, "results": [r.to_dict() for r in results]}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         out.print(("[green]conforms[/]: " if ok else "[bold red]does not conform[/]: ")

@@ -28,6 +28,8 @@ from .assertions import call_repr
 from .faults import ImplementationFault
 from .outcome import Cause, FaultKind, Status
 from .profiles import DEFAULT_PROFILE, use_profile
+from .sources import (NOTEBOOK_SUFFIX, Source, SourceError, choose_entry, forbidden_imports,
+                      read_source)
 from .registry import Check, ConformanceError, all_checks, select as select_checks
 
 PASSED, FAILED, ERROR, SKIPPED, NOT_RUN = (Status.PASSED, Status.FAILED, Status.ERROR,
@@ -108,22 +110,42 @@ def not_run(check: Check, cause: Cause, template: str, *, status: Status = NOT_R
 
 # ----------------------------------------------------------------------------- loading
 def load_impl(target: str | Path):
-    """Import an implementation: a module name (``andrea_ref``) or a path to a .py file or package."""
+    """Import an implementation: a module name (``andrea_ref``), a path to a .py file, a
+    Jupyter notebook (.ipynb), a package, or a folder holding one module or one notebook.
+
+    Files are read by :mod:`graders.conformance.sources`, as the grader reads them, and held to
+    the grader's import rule: a file that imports the kit's own packages (the reference, the
+    graders, the spec) or the test tooling is refused, because the grader would refuse it.
+    """
     text = str(target)
     path = Path(text)
     try:
-        if path.suffix == ".py" or path.is_dir() or path.exists():
+        if path.suffix in (".py", NOTEBOOK_SUFFIX) or path.is_dir() or path.exists():
             if path.is_dir():
-                path = path / "__init__.py"
+                if (path / "__init__.py").is_file():
+                    path = path / "__init__.py"
+                else:
+                    names = [p.name for p in path.iterdir() if p.is_file()]
+                    entry, why, cands = choose_entry(names)
+                    if entry is None:
+                        raise ImplementationLoadError(
+                            f"{target}: no Python module or notebook in this folder"
+                            if why == "none" else
+                            f"{target}: several candidates ({', '.join(cands)}); keep one or "
+                            "name it submission.py")
+                    path = path / entry
             if not path.is_file():
                 raise ImplementationLoadError(f"{target}: no such file")
-            digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]
-            name = f"andrea_impl_{path.stem}_{digest}"
-            spec = importlib.util.spec_from_file_location(name, path)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module
-            spec.loader.exec_module(module)
-            return module
+            try:
+                source = read_source(path)
+            except SourceError as exc:
+                raise ImplementationLoadError(str(exc)) from None
+            refused = forbidden_imports(source.text)
+            if refused and path.suffix in (".py", NOTEBOOK_SUFFIX) and path.name != "__init__.py":
+                raise ImplementationLoadError(
+                    f"{target}: imports {refused[0]}, which the grader refuses (a submission "
+                    "may not use the reference, the graders, the spec or the test tools)")
+            return _exec_source(source, path)
         return importlib.import_module(text)
     except ImplementationLoadError:
         raise
@@ -131,10 +153,58 @@ def load_impl(target: str | Path):
         raise ImplementationLoadError(f"{target}: cannot import ({exc})") from None
     except SyntaxError as exc:
         raise ImplementationLoadError(
-            f"{target}: syntax error at line {exc.lineno}: {exc.msg}") from None
+            f"{target}: syntax error at {_where(exc.lineno)}: {exc.msg}") from None
     except Exception as exc:  # noqa: BLE001 - any import-time failure is reported, not raised
         raise ImplementationLoadError(
             f"{target}: importing it raised {type(exc).__name__}: {exc}") from None
+
+
+_CURRENT_SOURCE: list = []
+
+
+def _where(line) -> str:
+    src = _CURRENT_SOURCE[-1] if _CURRENT_SOURCE else None
+    loc = src.locate(line) if src is not None else None
+    return f"cell {loc[0]}, line {loc[1]}" if loc else f"line {line}"
+
+
+def _exec_source(source: Source, path: Path):
+    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]
+    name = f"andrea_impl_{path.stem}_{digest}"
+    if not source.notebook:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        return module
+    import types
+
+    module = types.ModuleType(name)
+    module.__file__ = str(path)
+    module.__andrea_source__ = source
+    sys.modules[name] = module
+    _CURRENT_SOURCE.append(source)
+    try:
+        try:
+            code = compile(source.text, str(path), "exec")
+        except SyntaxError as exc:
+            raise ImplementationLoadError(
+                f"{path}: syntax error at {_where(exc.lineno)}: {exc.msg}") from None
+        try:
+            exec(code, module.__dict__)  # noqa: S102 - the student's own notebook, in-process
+        except Exception as exc:  # noqa: BLE001
+            tb = exc.__traceback__
+            line = None
+            while tb is not None:
+                if tb.tb_frame.f_code.co_filename == str(path):
+                    line = tb.tb_lineno
+                tb = tb.tb_next
+            at = f" at {_where(line)}" if line else ""
+            raise ImplementationLoadError(
+                f"{path}: running the notebook raised {type(exc).__name__}{at}: {exc}") from None
+    finally:
+        _CURRENT_SOURCE.pop()
+    return module
 
 
 # ----------------------------------------------------------------------------- reproducers

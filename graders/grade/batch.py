@@ -62,7 +62,7 @@ def discover(folder: str | Path) -> list[Path]:
     for p in sorted(d.iterdir()):
         if p.name.startswith((".", "_")):
             continue
-        if (p.is_file() and p.suffix in (".py", ".cu")) or p.is_dir():
+        if (p.is_file() and p.suffix in (".py", ".ipynb", ".cu")) or p.is_dir():
             out.append(p)
     if not out:
         raise BatchError(f"{folder}: no submissions in this folder (expected .py, .ipynb or .cu "
@@ -125,7 +125,8 @@ def _payload(sub: Submission, spec, profile, limits, sandbox, select) -> dict:
     return {
         "submission": {"name": sub.name, "files": sub.files, "module": sub.module,
                        "kind": sub.kind, "problem": sub.problem,
-                       "problem_fields": sub.problem_fields},
+                       "problem_fields": sub.problem_fields, "source": sub.source,
+                       "digest": sub.digest},
         "spec_text": Path(spec.path).read_text(encoding="utf-8"),
         "spec_file": Path(spec.path).name, "profile": profile, "limits": asdict(limits),
         "sandbox": sandbox, "select": select,

@@ -113,6 +113,8 @@ def summary(report: dict, t: Translator, *, students: bool = True,
         lines += ["", t(M.IMPORT_FAILED), M.import_detail(imp, t), t(hint)]
     elif not any(c.get("problem") for c in report["checks"]) and report["checks"]:
         lines += ["", t(M.NOTHING_WRONG)]
+    for d in ((report.get("notebook") or {}).get("dropped") or [])[:20]:
+        lines.append(t(M.NOTEBOOK_DROPPED, cell=d["cell"], line=d["line"], text=d["text"]))
     if report.get("restarts"):
         lines.append(t(M.RESTARTS, n=report["restarts"]))
     if report.get("submission_output"):

@@ -22,6 +22,8 @@ from graders.conformance.profiles import check_profile
 from graders.conformance.registry import (RegistryError, SelectionError, all_checks,
                                           select as select_checks)
 from graders.conformance.runner import CheckResult, not_run, run_checks
+from graders.conformance.sources import (NOTEBOOK_SUFFIX, SourceError, choose_entry,
+                                         notebook_source)
 from spec import Spec
 
 from . import messages as M
@@ -30,9 +32,9 @@ from .proxy import SubmissionProxy
 from .sandbox import Limits, SandboxError, choose_mode, prepare
 
 GRADER_VERSION = "1"
-SOURCE_SUFFIXES = (".py", ".cu")
+SOURCE_SUFFIXES = (".py", ".ipynb", ".cu")
+NOTEBOOK_MODULE = "notebook_submission.py"   # a notebook's code cells, as the worker imports them
 MAX_SUBMISSION_BYTES = 5 * 1024 * 1024
-PREFERRED_NAMES = ("submission.py", "embedding.py", "solution.py")
 MAX_MESSAGE_CHARS = 2000        # a check's message and its smallest input, each
 MAX_REPRODUCER_CHARS = 20000    # a check's reproducer snippet
 
@@ -49,26 +51,42 @@ class Submission:
     kind: str = "python"        # "python" or "kernel"
     problem: str | None = None  # why no module could be chosen (a msgid), with `problem_fields`
     problem_fields: dict | None = None
+    source: dict | None = None  # a notebook's origin, line map and dropped lines (sources.py)
+    digest: str | None = None   # the content hash (set by load_submission)
 
     @property
     def sha256(self) -> str:
+        """Hash of the content (never of the student's file or folder name)."""
+        if self.digest:
+            return self.digest
         h = hashlib.sha256()
         for rel in sorted(self.files):
             h.update(rel.encode() + b"\0" + hashlib.sha256(self.files[rel]).digest())
         return h.hexdigest()
 
+    @property
+    def target(self) -> str:
+        """The name a student knows the graded file by (the notebook, not its conversion)."""
+        return (self.source or {}).get("origin") or self.module or self.name
+
 
 def load_submission(path: str | Path) -> Submission:
-    """Read a submission: a .py or .cu file, or a folder with one module (helpers allowed)."""
+    """Read a submission: a .py, .ipynb or .cu file, or a folder with one module or notebook
+    (helper modules allowed). Notebooks are read by graders.conformance.sources, as the
+    self-check reads them."""
     p = Path(path)
     if not p.exists():
         raise GraderError(f"{path}: no such file or folder")
     if p.is_file():
         if p.suffix not in SOURCE_SUFFIXES:
-            raise GraderError(f"{path}: not a .py or .cu file")
+            raise GraderError(f"{path}: not a .py, .ipynb or .cu file")
         _check_size(path, p.stat().st_size)
-        files = {p.name: _read(p)}
-        return Submission(p.name, files, p.name, "kernel" if p.suffix == ".cu" else "python")
+        data = _read(p)
+        digest = hashlib.sha256(p.suffix.encode() + b"\0" + data).hexdigest()
+        if p.suffix == NOTEBOOK_SUFFIX:
+            return _notebook_submission(p.name, {}, p.name, data, digest)
+        return Submission(p.name, {p.name: data}, p.name,
+                          "kernel" if p.suffix == ".cu" else "python", digest=digest)
     files = {}
     total = 0
     for f in sorted(p.rglob("*")):
@@ -82,20 +100,34 @@ def load_submission(path: str | Path) -> Submission:
         data = _read(f)
         _check_size(path, total - f.stat().st_size + len(data))
         files[rel.as_posix()] = data
-    top = [r for r in files if "/" not in r and r.endswith(SOURCE_SUFFIXES)]
+    h = hashlib.sha256()
+    for rel in sorted(files):
+        h.update(rel.encode() + b"\0" + hashlib.sha256(files[rel]).digest())
+    digest = h.hexdigest()
+    top = [r for r in files if "/" not in r]
     cu = [r for r in top if r.endswith(".cu")]
-    py = [r for r in top if r.endswith(".py") and r != "__init__.py"]
-    if cu and not py:
-        return Submission(p.name, files, cu[0], "kernel")
-    if len(py) == 1:
-        return Submission(p.name, files, py[0])
-    preferred = [n for n in PREFERRED_NAMES if n in py]
-    if preferred:
-        return Submission(p.name, files, preferred[0])
-    if not py:
-        return Submission(p.name, files, None, problem=M.NO_MODULE)
+    if cu and not any(r.endswith((".py", NOTEBOOK_SUFFIX)) for r in top):
+        return Submission(p.name, files, cu[0], "kernel", digest=digest)
+    entry, why, names = choose_entry(list(files))
+    if entry is not None and entry.endswith(NOTEBOOK_SUFFIX):
+        return _notebook_submission(p.name, files, entry, files[entry], digest)
+    if entry is not None:
+        return Submission(p.name, files, entry, digest=digest)
+    if why == "none":
+        return Submission(p.name, files, None, problem=M.NO_MODULE, digest=digest)
     return Submission(p.name, files, None, problem=M.MANY_MODULES,
-                      problem_fields={"names": ", ".join(py)})
+                      problem_fields={"names": ", ".join(names)}, digest=digest)
+
+
+def _notebook_submission(name, files, entry, data, digest) -> Submission:
+    try:
+        src = notebook_source(data, entry)
+    except SourceError:
+        return Submission(name, dict(files), None, problem=M.NOT_A_NOTEBOOK,
+                          problem_fields={"name": entry}, digest=digest)
+    files = dict(files)
+    files[NOTEBOOK_MODULE] = src.text.encode("utf-8")
+    return Submission(name, files, NOTEBOOK_MODULE, source=src.to_dict(), digest=digest)
 
 
 def _check_size(path, size: int) -> None:
@@ -175,6 +207,8 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
         "grader_version": GRADER_VERSION,
         "isolation": {"mode": mode, "note": note},
         "sections": {k: dict(v) for k, v in spec.sections.items()},
+        "notebook": ({"origin": sub.source["origin"], "dropped": sub.source["dropped"]}
+                     if sub.source else None),
     }
     if sub.module is None:
         run = {"import": {"ok": False, "problem": sub.problem,
@@ -190,6 +224,15 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
     rep = scoring.build(spec, results, meta=meta)
     rep["execution_time"] = round(time.monotonic() - start, 3)
     return rep
+
+
+def _cell_of(source: dict, line) -> dict:
+    """{"cell": N, "line": L} of a line of a notebook's generated module ({} if unknown)."""
+    line_map = source.get("line_map") or []
+    if isinstance(line, int) and 1 <= line <= len(line_map):
+        cell, in_cell = line_map[line - 1]
+        return {"cell": cell, "line": in_cell}
+    return {}
 
 
 def _not_run(check) -> CheckResult:
@@ -236,7 +279,7 @@ def _run_submission(sub, spec, checks, mode, limits, profile, select, on_result)
             outcome = proxy.start()
             if outcome.ok:
                 run["import"] = {"ok": True, "functions": outcome.functions}
-                run["results"] = _run_checks(proxy, spec, profile, select, sub.module,
+                run["results"] = _run_checks(proxy, spec, profile, select, sub.target,
                                              on_result)
             else:
                 run["import"], run["results"] = _import_failed(sub, outcome, checks, on_result)
@@ -281,6 +324,8 @@ def _import_failed(sub, outcome, checks, on_result) -> tuple[dict, list[CheckRes
     if sub.kind == "kernel" and err.get("type") == "NvrtcUnavailable":
         raise GraderError(f"kernel grading unavailable: {err.get('msg', '')}")
     kind = outcome.fault.kind if outcome.fault is not None else "import"
+    if sub.source and isinstance(outcome.error, dict):
+        outcome.error.update(_cell_of(sub.source, outcome.error.get("line")))
     imp = {"ok": False, "kind": kind, "error": outcome.error,
            "fault": str(outcome.fault) if outcome.fault is not None else None}
     results = [_not_run(c) for c in checks]

@@ -44,6 +44,10 @@ IMPORT_ERROR_AT = "{type} at line {line}: {msg}"
 IMPORT_ERROR = "{type}: {msg}"
 IMPORT_HINT = "Fix this error so that your module imports cleanly; until then every check scores zero."
 NO_MODULE = "No Python module found in the submission (expected one .py file)."
+IMPORT_ERROR_AT_CELL = "{type} in cell {cell}, line {line}: {msg}"
+NOT_A_NOTEBOOK = "{name} is not a Jupyter notebook that can be read; save it again from Jupyter."
+NOTEBOOK_DROPPED = ("Cell {cell}, line {line}: “{text}” was left out: it only works inside "
+                    "Jupyter (IPython magics, shell commands and get_ipython() are not Python).")
 MANY_MODULES = "The submission has several Python modules ({names}); put one module in the folder or name it submission.py."
 
 # --- hints for faults and missing functions
@@ -85,8 +89,12 @@ def import_detail(imp: dict, t=None) -> str:
         return imp["fault"]
     err = imp.get("error") or {}
     typ, msg, line = err.get("type", "Error"), err.get("msg", ""), err.get("line")
-    text = (t(IMPORT_ERROR_AT, type=typ, line=line, msg=msg) if line
-            else t(IMPORT_ERROR, type=typ, msg=msg))
+    if line and err.get("cell"):   # a notebook: the cell and the line in it
+        text = t(IMPORT_ERROR_AT_CELL, type=typ, cell=err["cell"], line=line, msg=msg)
+    elif line:
+        text = t(IMPORT_ERROR_AT, type=typ, line=line, msg=msg)
+    else:
+        text = t(IMPORT_ERROR, type=typ, msg=msg)
     if err.get("text"):
         text += "\n    " + str(err["text"]).strip()
     return text

@@ -3,6 +3,7 @@
 Untrusted code runs only where it can neither signal, trace nor read the grader, nor write
 anything the grader later trusts. ``choose_mode`` decides, once per grader process:
 
+<<<<<<< HEAD
 * ``bwrap`` (``--sandbox auto`` or ``bwrap``): the worker runs in bubblewrap with new mount,
   PID, network, IPC and UTS namespaces: an empty root with read-only binds of /usr, the Python
   installation, the whitelisted packages, the worker's runtime and the submission copy. The
@@ -17,6 +18,16 @@ anything the grader later trusts. ``choose_mode`` decides, once per grader proce
   interpreter is readable by others; but no private /tmp, no write quota, and without a
   private uid the code can signal the grader. ``auto`` never falls back to it: where
   bubblewrap cannot run, grading **fails closed** with :class:`IsolationUnavailable`.
+=======
+* ``bwrap``: the worker runs in bubblewrap with new mount, PID, network, IPC and UTS
+  namespaces: an empty root with read-only binds of /usr, the Python installation, the
+  installed packages (minus the kit's own and the test tooling) and the submission copy, a writable scratch folder, a private /tmp and
+  no network. The project, the spec, answers and result files do not exist in there. Run as
+  root, the worker drops to a uid of its own before it imports the submission.
+* ``rlimits``: no namespaces (bwrap missing or refused); the same limits, scratch folder,
+  scrubbed environment and import guard, but the submission can read what the grader's user
+  can read. The downgrade is logged and recorded in every report.
+>>>>>>> f7711d4 (Notebooks (.ipynb, or a folder holding one) graded from their code cells with nbformat, IPython-only lines left out with a note, errors as 'cell N, line L'; andrea-conform reads them the same way; ordinary installed packages importable in the sandbox, the kit's refused (same rule in the self-check); content hashes)
 
 Both set rlimits (CPU seconds, address space, processes, file size, open files, no core
 files), a parent-death signal and a new session; :func:`kill_leftovers` then kills the worker
@@ -40,15 +51,24 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graders.conformance.sources import FORBIDDEN_PACKAGES, KIT_PACKAGES
+
 log = logging.getLogger("andrea_grade")
 
 HERE = Path(__file__).resolve().parent
 RUNTIME_FILES = ("worker.py", "protocol.py")
+<<<<<<< HEAD
 ALLOWED_PACKAGES = ("numpy", "scipy")
 # The one list of packages a submission may not import (passed to the worker's import guard).
 FORBIDDEN_MODULES = ("andrea_ref", "andrea_gpu", "graders", "spec")
 # A kernel's worker imports the kernel runtime (its own copy of andrea_gpu's host code).
 KERNEL_FORBIDDEN = tuple(m for m in FORBIDDEN_MODULES if m != "andrea_gpu")
+=======
+# Refused by the worker's import guard (an attempt is reported as "forbidden"). The test tooling
+# is only left out of the sandbox's site folder: libraries probe for pytest with try/except, and
+# such a probe must not count against a submission.
+FORBIDDEN_MODULES = KIT_PACKAGES
+>>>>>>> f7711d4 (Notebooks (.ipynb, or a folder holding one) graded from their code cells with nbformat, IPython-only lines left out with a note, errors as 'cell N, line L'; andrea-conform reads them the same way; ordinary installed packages importable in the sandbox, the kit's refused (same rule in the self-check); content hashes)
 IN_SANDBOX = "/sandbox"
 UID_BASE = 200_000         # worker uids: UID_BASE + (pid % UID_PIDS) * 64 + slot
 UID_PIDS = 1 << 22
@@ -113,18 +133,44 @@ def _python() -> tuple[str, str]:
     return exe, os.path.realpath(sys.base_prefix)
 
 
-def _package_dirs(names=ALLOWED_PACKAGES) -> list[Path]:
-    """Folders of the whitelisted packages, with their bundled-library folders (numpy.libs)."""
-    out = []
-    for name in names:
-        spec = importlib.util.find_spec(name)
-        if spec is None or not spec.submodule_search_locations:
-            continue
-        pkg = Path(list(spec.submodule_search_locations)[0]).resolve()
-        out.append(pkg)
-        for libs in (pkg.parent / f"{name}.libs", pkg.parent / f"{name.capitalize()}.libs"):
-            if libs.is_dir():
-                out.append(libs.resolve())
+def _site_dirs() -> list[Path]:
+    """The site-packages folders of the grader's environment (where NumPy is, purelib, platlib)."""
+    import sysconfig
+
+    import numpy
+
+    out: list[Path] = []
+    for d in (Path(numpy.__file__).resolve().parent.parent,
+              *(Path(sysconfig.get_paths()[k]) for k in ("purelib", "platlib"))):
+        d = d.resolve()
+        if d.is_dir() and d not in out:
+            out.append(d)
+    return out
+
+
+def _package_dirs(names=None) -> list[Path]:
+    """What a submission may import: every installed top-level package, module and bundled
+    library folder (numpy.libs) of the grader's site-packages, except the kit's own packages
+    and the test tooling (``sources.FORBIDDEN_PACKAGES``), their metadata and ``.pth`` hooks.
+
+    `names` restricts the list to those packages (with their ``.libs`` folders).
+    """
+    out: list[Path] = []
+    seen: set[str] = set()
+    for site in _site_dirs():
+        for entry in sorted(site.iterdir()):
+            name = entry.name
+            top = name.split(".", 1)[0].split("-", 1)[0]
+            if (name in seen or name.startswith((".", "__")) or name.endswith((".pth", ".egg-link"))
+                    or top in FORBIDDEN_PACKAGES or top.startswith("andrea_conformance")
+                    or top.startswith("andrea_selfcheck")):
+                continue
+            if names is not None and top not in names and top.capitalize() not in names:
+                continue
+            if not (entry.is_dir() or entry.suffix in (".py", ".so")):
+                continue
+            seen.add(name)
+            out.append(entry.resolve() if entry.is_symlink() else entry)
     return out
 
 
@@ -492,7 +538,11 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
     if uid is not None:
         argv += ["--drop-uid", str(uid)]
     if scratch.kernel:
+<<<<<<< HEAD
         argv += ["--kernel", "--forbid", ",".join(KERNEL_FORBIDDEN)]
+=======
+        argv += ["--kernel", "--forbid", "andrea_ref,graders,spec"]
+>>>>>>> f7711d4 (Notebooks (.ipynb, or a folder holding one) graded from their code cells with nbformat, IPython-only lines left out with a note, errors as 'cell N, line L'; andrea-conform reads them the same way; ordinary installed packages importable in the sandbox, the kit's refused (same rule in the self-check); content hashes)
     else:
         argv += ["--forbid", ",".join(FORBIDDEN_MODULES)]
     work = inside["work"]

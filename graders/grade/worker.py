@@ -4,7 +4,8 @@ Runs as ``python -s -S -P worker.py ...`` (clean environment), inside bubblewrap
 grader was told the code is trusted. It must
 not import anything of the project (the grader copies this file and ``protocol.py`` into a
 runtime folder), and the project is not on its ``sys.path``: only the standard library, the
-whitelisted packages (NumPy, SciPy) and the submission's own folder are.
+installed packages except the kit's own and the test tooling, and the submission's own folder
+are.
 
 Requests and replies are frames of ``protocol.py``. The first reply, after the import, is
 ``{"ready": [names of the contract functions the module defines]}`` or ``{"import_error": ...}``.

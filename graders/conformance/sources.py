@@ -1,0 +1,212 @@
+"""Reading a submission as students write it: a module, a folder, or a Jupyter notebook.
+
+One module shared by ``andrea-conform`` (the student's self-check) and ``andrea-grade`` (the
+grader), so that both read a submission the same way and apply the same import rule:
+
+* a ``.py`` file is used as it is;
+* a ``.ipynb`` notebook (or a folder holding exactly one, and no module) becomes one Python
+  source made of its code cells, read with ``nbformat``. IPython-only lines (``%magics``,
+  ``!shell`` escapes, ``get_ipython()`` calls, ``name?`` help) become ``pass`` (so indentation
+  and line numbers stay valid) and are listed in ``Source.dropped``; a cell that starts with a
+  cell magic (``%%bash``, ``%%writefile``, ...) is dropped whole, except ``%%time``,
+  ``%%timeit`` and ``%%capture``, whose body is Python. Line numbers of the generated source map
+  back to "cell N, line L" (cells counted from the top of the notebook, Markdown cells included);
+* the import rule: a submission may import any installed package (NumPy, pandas, matplotlib,
+  ...) except the kit's own packages (``KIT_PACKAGES``: the reference, the GPU implementation,
+  the graders, the spec) and the test tooling (``TOOLING_PACKAGES``). ``forbidden_imports``
+  finds such imports in the source; the grader's worker also refuses them at run time.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+KIT_PACKAGES = ("andrea_ref", "andrea_gpu", "graders", "spec")
+TOOLING_PACKAGES = ("hypothesis", "_hypothesis_pytestplugin", "_hypothesis_globals", "pytest",
+                    "_pytest", "pluggy")
+FORBIDDEN_PACKAGES = KIT_PACKAGES + TOOLING_PACKAGES
+NOTEBOOK_SUFFIX = ".ipynb"
+PREFERRED_NAMES = ("submission.py", "embedding.py", "solution.py")
+BODY_CELL_MAGICS = ("time", "timeit", "capture")
+
+_LINE_MAGIC = re.compile(r"^(\s*)(?:[A-Za-z_][\w.,\s]*=\s*)?[%!]")
+_HELP = re.compile(r"^(\s*)[\w.\[\]()]+\?\??\s*$")
+_GET_IPYTHON = re.compile(r"^(\s*).*\bget_ipython\s*\(")
+
+
+class SourceError(Exception):
+    """The submission cannot be read (not a notebook, unreadable file); names the file."""
+
+
+@dataclass
+class Dropped:
+    cell: int
+    line: int
+    kind: str        # "magic", "shell", "get_ipython", "help", "cell_magic"
+    text: str
+
+    def to_dict(self) -> dict:
+        return {"cell": self.cell, "line": self.line, "kind": self.kind, "text": self.text}
+
+
+@dataclass
+class Source:
+    """The Python text to import, and where each of its lines came from."""
+
+    text: str
+    origin: str                                       # the file the student handed in
+    notebook: bool = False
+    line_map: list[tuple[int, int]] = field(default_factory=list)   # line-1 -> (cell, line)
+    dropped: list[Dropped] = field(default_factory=list)
+
+    def locate(self, line: int | None) -> tuple[int, int] | None:
+        """(cell, line in cell) of a line of ``text`` (1-based); None for a plain module."""
+        if not self.notebook or not line or line < 1 or line > len(self.line_map):
+            return None
+        return self.line_map[line - 1]
+
+    def to_dict(self) -> dict:
+        return {"origin": self.origin, "notebook": self.notebook,
+                "line_map": [list(x) for x in self.line_map],
+                "dropped": [d.to_dict() for d in self.dropped]}
+
+
+def notebook_source(data: bytes | str, origin: str) -> Source:
+    """The code cells of a notebook as one Python source (see the module docstring)."""
+    import nbformat
+
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        nb = nbformat.reads(text, as_version=4)
+    except Exception as exc:  # noqa: BLE001 - JSON errors, nbformat's own, bad encodings
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SourceError(f"{origin}: not a Jupyter notebook ({first[:200]})") from None
+    out: list[str] = []
+    line_map: list[tuple[int, int]] = []
+    dropped: list[Dropped] = []
+    for number, cell in enumerate(nb.get("cells", []), 1):
+        if cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source", "")
+        if isinstance(src, list):
+            src = "".join(src)
+        lines = src.splitlines()
+        if lines and lines[0].lstrip().startswith("%%"):
+            magic = lines[0].lstrip()[2:].split(None, 1)[0] if lines[0].strip() != "%%" else ""
+            dropped.append(Dropped(number, 1, "cell_magic", lines[0].strip()[:200]))
+            if magic in BODY_CELL_MAGICS:
+                lines = ["pass"] + lines[1:]
+            else:
+                lines = ["pass"] * len(lines)
+        continued = False
+        for k, line in enumerate(lines, 1):
+            kind = None if continued else _ipython_kind(line)
+            if kind is not None:
+                dropped.append(Dropped(number, k, kind, line.strip()[:200]))
+                indent = re.match(r"\s*", line).group(0)
+                line = indent + "pass"
+            continued = line.rstrip().endswith("\\")
+            out.append(line)
+            line_map.append((number, k))
+        out.append("")
+        line_map.append((number, len(lines) + 1))
+    return Source("\n".join(out) + "\n", origin, True, line_map, dropped)
+
+
+def _ipython_kind(line: str) -> str | None:
+    stripped = line.lstrip()
+    if not stripped or stripped.startswith("#"):
+        return None
+    m = _LINE_MAGIC.match(line)
+    if m:
+        marker = line[m.end() - 1]
+        return "shell" if marker == "!" else "magic"
+    if _GET_IPYTHON.match(line):
+        return "get_ipython"
+    if _HELP.match(line):
+        return "help"
+    return None
+
+
+DROPPED_KINDS = {
+    "magic": "an IPython magic", "shell": "a shell command", "get_ipython": "a get_ipython() call",
+    "help": "an IPython help request", "cell_magic": "a cell magic",
+}
+
+
+def dropped_note(d: Dropped) -> str:
+    """English note for the self-check (the grader translates its own)."""
+    return (f"cell {d.cell}, line {d.line}: {d.text!r} was left out ({DROPPED_KINDS[d.kind]} "
+            "runs only in Jupyter; the grader leaves it out too)")
+
+
+def read_source(path: str | Path) -> Source:
+    """A .py file as it is, or a notebook's code cells."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if p.suffix == NOTEBOOK_SUFFIX:
+        return notebook_source(data, p.name)
+    try:
+        return Source(data.decode("utf-8"), p.name)
+    except UnicodeDecodeError:
+        raise SourceError(f"{path}: not UTF-8 text") from None
+
+
+def choose_entry(names: list[str]) -> tuple[str | None, str | None, list[str]]:
+    """Which top-level file of a folder is the submission: (name, None, []) or (None, why, names).
+
+    `names` are the folder's files (relative paths). Rules, the same for the self-check and the
+    grader: a module named like PREFERRED_NAMES, else the one notebook (other modules are its
+    helpers), else the one module.
+    `why` is "none" (nothing to grade) or "many" (ambiguous; the candidates are returned).
+    """
+    top = [r for r in names if "/" not in r]
+    py = sorted(r for r in top if r.endswith(".py") and r != "__init__.py")
+    nbs = sorted(r for r in top if r.endswith(NOTEBOOK_SUFFIX))
+    for n in PREFERRED_NAMES:
+        if n in py:
+            return n, None, []
+    if len(nbs) == 1:      # a notebook with helper modules beside it
+        return nbs[0], None, []
+    if len(py) == 1 and not nbs:
+        return py[0], None, []
+    if py or nbs:
+        return None, "many", py + nbs
+    return None, "none", []
+
+
+def forbidden_imports(text: str) -> list[str]:
+    """Modules of the kit or of the test tooling that `text` imports (statically visible)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    found: list[str] = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        elif (isinstance(node, ast.Call) and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+              and _call_name(node.func) in ("__import__", "import_module")):
+            names = [node.args[0].value]
+        for n in names:
+            if n.split(".", 1)[0] in FORBIDDEN_PACKAGES and n not in found:
+                found.append(n)
+    return found
+
+
+def _call_name(func) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""

@@ -1,0 +1,120 @@
+"""Submissions as students write them: notebooks and ordinary imports, graded and self-checked
+by the same rules (graders.conformance.sources)."""
+import json
+import shutil
+
+import nbformat
+import pytest
+
+from graders.conformance import cli as conform_cli
+from graders.conformance.sources import forbidden_imports, notebook_source
+from graders.grade import formats
+from graders.grade.grading import grade, load_submission
+from graders.grade.sandbox import Limits
+
+from ..grade.conftest import CORRECT
+
+LIMITS = Limits.for_tests()
+SELECT = ["lookup_selects_row", "dot_product"]
+
+
+def _notebook(path, middle):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Homework 3: embeddings"),
+        nbformat.v4.new_code_cell("%matplotlib inline\n!pip install numpy\nimport numpy as np\n"
+                                  "import matplotlib.pyplot as plt\nimport scipy.stats"),
+        nbformat.v4.new_code_cell(middle),
+        nbformat.v4.new_code_cell("t = np.eye(3, dtype=np.float32)\nplt.plot(lookup(t, np.array([0, 2]))[0])\n"
+                                  "lookup?\nget_ipython().run_line_magic('time', '1')\n"
+                                  "if True:\n    %time t.sum()"),
+        nbformat.v4.new_code_cell("%%bash\necho this is not Python"),
+        nbformat.v4.new_code_cell("%%time\nwarm = dot(np.ones(3), np.ones(3))"),
+    ]
+    nbformat.write(nb, str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def notebooks(tmp_path_factory):
+    d = tmp_path_factory.mktemp("nb")
+    good = _notebook(d / "hw.ipynb", CORRECT.read_text())
+    broken = _notebook(d / "broken.ipynb", "def lookup(table, ids):\n    return table[ids\n")
+    (d / "garbage.ipynb").write_text("{ this is not json")
+    folder = d / "carol"
+    folder.mkdir()
+    shutil.copy(good, folder / "Homework 3.ipynb")
+    (folder / "plotting.py").write_text("def nothing():\n    return None\n")
+    return {"good": good, "broken": broken, "garbage": d / "garbage.ipynb", "folder": folder}
+
+
+def test_notebook_cells_become_one_module_with_a_cell_map(notebooks):
+    src = notebook_source(notebooks["good"].read_bytes(), "hw.ipynb")
+    compile(src.text, "hw", "exec")
+    kinds = [(d.cell, d.line, d.kind) for d in src.dropped]
+    assert kinds == [(2, 1, "magic"), (2, 2, "shell"), (4, 3, "help"), (4, 4, "get_ipython"),
+                     (4, 6, "magic"), (5, 1, "cell_magic"), (6, 1, "cell_magic")]
+    line = src.text.splitlines().index("import scipy.stats") + 1
+    assert src.locate(line) == (2, 5)
+    assert "echo this is not Python" not in src.text        # a %%bash cell is not Python
+    assert "warm = dot(" in src.text                         # a %%time cell's body is
+
+
+def test_a_notebook_is_graded_from_its_code_cells(notebooks, spec):
+    rep = grade(load_submission(notebooks["good"]), spec, profile="dev", limits=LIMITS,
+                select=SELECT)
+    assert rep["score"] == rep["max_score"] > 0, rep["checks"]
+    assert len(rep["notebook"]["dropped"]) == 7
+    gs = json.loads(formats.render(rep, "gradescope", "nl"))
+    assert "Cel 2, regel 1: “%matplotlib inline” is weggelaten" in gs["output"]
+    folder = load_submission(notebooks["folder"])           # a notebook with a helper module
+    assert folder.source["origin"] == "Homework 3.ipynb" and folder.sha256 != load_submission(
+        notebooks["good"]).sha256
+
+
+def test_notebook_errors_point_at_cells(notebooks, spec):
+    rep = grade(load_submission(notebooks["broken"]), spec, profile="dev", limits=LIMITS,
+                select=SELECT)
+    assert rep["score"] == 0
+    assert "SyntaxError in cell 3, line 2" in rep["checks"][0]["message"]
+    bad = grade(load_submission(notebooks["garbage"]), spec, profile="dev", limits=LIMITS,
+                select=SELECT)
+    assert bad["score"] == 0 and "not a Jupyter notebook" in bad["checks"][0]["message"]
+
+
+def test_self_check_reads_notebooks_the_same_way(notebooks, capsys):
+    assert conform_cli.main([str(notebooks["good"]), "--profile", "dev",
+                             "--select", "lookup_selects_row"]) == 0
+    out = capsys.readouterr().out
+    assert "cell 2, line 1: '%matplotlib inline' was left out" in out
+    assert conform_cli.main([str(notebooks["folder"]), "--profile", "dev",
+                             "--select", "dot_product"]) == 0
+    capsys.readouterr()
+    assert conform_cli.main([str(notebooks["broken"])]) == 2
+    assert "syntax error at cell 3, line 2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("line, refused", [
+    ("import matplotlib.pyplot as plt", []), ("import scipy.stats as st", []),
+    ("from andrea_ref import lookup", ["andrea_ref"]), ("import graders.grade", ["graders.grade"]),
+    ("import importlib\nimportlib.import_module('spec')", ["spec"]),
+    ("import hypothesis", ["hypothesis"]),
+])
+def test_import_rule(line, refused):
+    assert forbidden_imports(line) == refused
+
+
+def test_ordinary_imports_are_graded_kit_imports_are_not(tmp_path, spec, capsys):
+    body = CORRECT.read_text()
+    ok = tmp_path / "plots.py"
+    ok.write_text("import matplotlib\nimport matplotlib.pyplot as plt\nimport yaml, rich, jsonschema\n"
+                  + body)
+    rep = grade(load_submission(ok), spec, profile="dev", limits=LIMITS, select=SELECT)
+    assert rep["score"] == rep["max_score"] > 0, rep["checks"][0]["message"]
+    for name, word in (("spec", "forbidden"), ("hypothesis", "No module named 'hypothesis'")):
+        bad = tmp_path / f"uses_{name}.py"
+        bad.write_text(f"import {name}\n" + body)
+        rep = grade(load_submission(bad), spec, profile="dev", limits=LIMITS, select=SELECT)
+        assert rep["score"] == 0 and word in rep["checks"][0]["message"]
+        assert conform_cli.main([str(bad), "--select", "dot_product"]) == 2   # self-check agrees
+        assert "which the grader refuses" in capsys.readouterr().err
