@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         err.print("andrea-conform: give the implementation to check, e.g. andrea-conform andrea_ref")
         return 2
     try:
-        impl = load_impl(args.target)
+        impl = load_impl(args.target, submission_rules=True)
     except ImplementationLoadError as exc:
         err.print(f"andrea-conform: {escape(str(exc))}")
         return 2

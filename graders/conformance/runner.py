@@ -109,13 +109,15 @@ def not_run(check: Check, cause: Cause, template: str, *, status: Status = NOT_R
 
 
 # ----------------------------------------------------------------------------- loading
-def load_impl(target: str | Path):
+def load_impl(target: str | Path, *, submission_rules: bool = False):
     """Import an implementation: a module name (``andrea_ref``), a path to a .py file, a
     Jupyter notebook (.ipynb), a package, or a folder holding one module or one notebook.
 
-    Files are read by :mod:`graders.conformance.sources`, as the grader reads them, and held to
-    the grader's import rule: a file that imports the kit's own packages (the reference, the
-    graders, the spec) or the test tooling is refused, because the grader would refuse it.
+    Files are read by :mod:`graders.conformance.sources`, as the grader reads them. With
+    ``submission_rules`` (``andrea-conform`` on a file), the grader's import rule holds too: a
+    file that imports the kit's own packages (the reference, the graders, the spec) or the test
+    tooling is refused, because the grader would refuse it. (The project's own tests load
+    variants of the reference, which import it, without it.)
     """
     text = str(target)
     path = Path(text)
@@ -141,7 +143,7 @@ def load_impl(target: str | Path):
             except SourceError as exc:
                 raise ImplementationLoadError(str(exc)) from None
             refused = forbidden_imports(source.text)
-            if refused and path.suffix in (".py", NOTEBOOK_SUFFIX) and path.name != "__init__.py":
+            if submission_rules and refused and path.suffix in (".py", NOTEBOOK_SUFFIX) and path.name != "__init__.py":
                 raise ImplementationLoadError(
                     f"{target}: imports {refused[0]}, which the grader refuses (a submission "
                     "may not use the reference, the graders, the spec or the test tools)")
