@@ -28,6 +28,8 @@ EXIT_OK, EXIT_GRADER = 0, 2
 COMMANDS = """other commands:
   andrea-grade batch DIR [--jobs N] [--csv PATH] ...   grade every submission in DIR into a
                                                       gradebook (andrea-grade batch --help)
+  andrea-grade gradescope-zip --output autograder.zip  the autograder zip for Gradescope
+                                                      (andrea-grade gradescope-zip --help)
 """
 
 
@@ -160,6 +162,30 @@ def batch_main(argv) -> int:
     return EXIT_OK
 
 
+def zip_main(argv) -> int:
+    from graders.conformance.profiles import PROFILES
+
+    ap = argparse.ArgumentParser(prog="andrea-grade gradescope-zip",
+                                 description="Write the autograder zip Gradescope expects: "
+                                             "setup.sh, run_autograder and this package as a "
+                                             "wheel (built from the source tree).")
+    ap.add_argument("--output", required=True, help="the zip to write (autograder.zip)")
+    ap.add_argument("--spec", default=None, help="bundled spec name or YAML path (andrea-120m)")
+    ap.add_argument("--lang", default="en", choices=LANGUAGES, help="feedback language")
+    ap.add_argument("--profile", default="grading", choices=sorted(PROFILES),
+                    help="Hypothesis profile used on Gradescope (default: grading)")
+    args = ap.parse_args(argv)
+    from .gradescope_zip import ZipError, build_zip
+
+    _load_spec(args.spec)
+    try:
+        path = build_zip(args.output, spec_arg=args.spec, lang=args.lang, profile=args.profile)
+    except ZipError as exc:
+        return _fail(str(exc))
+    print(f"wrote {path}: upload it as the autograder of a Gradescope programming assignment")
+    return EXIT_OK
+
+
 def main(argv=None) -> int:
     from graders import keep_cwd_clean
 
@@ -169,6 +195,8 @@ def main(argv=None) -> int:
     try:
         if argv and argv[0] == "batch":
             return batch_main(argv[1:])
+        if argv and argv[0] == "gradescope-zip":
+            return zip_main(argv[1:])
         return grade_main(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else EXIT_GRADER

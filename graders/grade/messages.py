@@ -48,6 +48,8 @@ IMPORT_ERROR_AT_CELL = "{type} in cell {cell}, line {line}: {msg}"
 NOT_A_NOTEBOOK = "{name} is not a Jupyter notebook that can be read; save it again from Jupyter."
 NOTEBOOK_DROPPED = ("Cell {cell}, line {line}: “{text}” was left out: it only works inside "
                     "Jupyter (IPython magics, shell commands and get_ipython() are not Python).")
+AUTOGRADER_FAILED = ("The autograder could not grade this submission; this is not a verdict on "
+                     "your work. Please tell the course staff.")
 MANY_MODULES = "The submission has several Python modules ({names}); put one module in the folder or name it submission.py."
 
 # --- hints for faults and missing functions

@@ -1,0 +1,94 @@
+"""andrea-grade gradescope-zip: the zip's layout, and its run_autograder on a fake /autograder."""
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from graders.grade import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+BUGGY = ROOT / "examples" / "submissions" / "buggy_student.py"
+
+
+@pytest.fixture(scope="module")
+def autograder(tmp_path_factory):
+    d = tmp_path_factory.mktemp("zip")
+    out = d / "autograder.zip"
+    assert cli.main(["gradescope-zip", "--output", str(out), "--lang", "nl",
+                     "--profile", "dev"]) == 0
+    src = d / "source"
+    with zipfile.ZipFile(out) as z:
+        infos = {i.filename: i for i in z.infolist()}
+        z.extractall(src)
+    for name in ("setup.sh", "run_autograder"):
+        os.chmod(src / name, (infos[name].external_attr >> 16) & 0o777)
+    return out, infos, src
+
+
+def _fake_root(tmp_path, files):
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    for name, path in files.items():
+        shutil.copy(path, root / "submission" / name)
+    (root / "andrea-venv").symlink_to(Path(sys.prefix))   # the image's venv: this one
+    return root
+
+
+def _run(src, root, **env):
+    e = {**os.environ, "ANDREA_AUTOGRADER_ROOT": str(root), **env}
+    p = subprocess.run([str(src / "run_autograder")], env=e, capture_output=True, text=True,
+                       timeout=300, cwd=src)
+    assert p.returncode == 0, p.stderr
+    return json.loads((root / "results" / "results.json").read_text(encoding="utf-8")), p.stdout
+
+
+def test_zip_layout(autograder):
+    out, infos, src = autograder
+    assert {"setup.sh", "run_autograder"} <= set(infos)
+    wheels = [n for n in infos if n.endswith(".whl")]
+    assert len(wheels) == 1 and "/" not in wheels[0]
+    for name in ("setup.sh", "run_autograder"):
+        mode = infos[name].external_attr >> 16
+        assert stat.S_ISREG(mode) and mode & 0o111 == 0o111, name
+        assert subprocess.run(["bash", "-n", str(src / name)]).returncode == 0
+    setup = (src / "setup.sh").read_text()
+    assert "python3.11" in setup and "bubblewrap" in setup
+    with zipfile.ZipFile(src / wheels[0]) as w:
+        names = w.namelist()
+    assert "graders/grade/cli.py" in names and "spec/andrea-120m.yaml" in names
+    assert any(n.endswith("entry_points.txt") for n in names)
+
+
+def test_run_autograder_grades_the_submission(autograder, tmp_path):
+    _, _, src = autograder
+    root = _fake_root(tmp_path, {"submission.py": BUGGY})
+    res, _ = _run(src, root)
+    assert 0 < res["score"] < 100                      # the backward bug costs points
+    assert "Totaalscore" in res["output"]              # --lang nl made it into the zip
+    assert any(t["status"] == "failed" for t in res["tests"])
+
+
+def test_run_autograder_never_leaves_results_missing_or_invalid(autograder, tmp_path):
+    _, _, src = autograder
+    empty = _fake_root(tmp_path, {})                   # nothing handed in: graded, score 0
+    res, _ = _run(src, empty)
+    assert res["score"] == 0 and res["tests"]
+    broken = tmp_path / "broken"
+    (broken / "submission").mkdir(parents=True)
+    res, stdout = _run(src, broken, ANDREA_VENV=str(tmp_path / "no-venv"))
+    assert res["score"] == 0 and "De autograder kon deze inzending niet beoordelen" in res["output"]
+    assert "andrea-grade failed" in stdout             # the reason, for the staff
+
+
+def test_zip_errors_are_one_line(tmp_path, capsys):
+    assert cli.main(["gradescope-zip", "--output", str(tmp_path / "nope" / "a.zip")]) == 2
+    assert cli.main(["gradescope-zip", "--output", str(tmp_path / "a.zip"), "--spec",
+                     str(tmp_path / "missing.yaml")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("andrea-grade: ") for line in err)
