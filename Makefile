@@ -1,11 +1,12 @@
 # make demo  - create .venv, install, run the conformance suite on the bundled correct and buggy submissions
 # make test  - create .venv, install, run the whole test suite
+# make selfcheck-wheel - the students' kit (andrea-selfcheck, no reference) in dist/
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 EXTRAS ?= test,gpu,cluster
 
-.PHONY: venv demo test bench bench-gpu clean
+.PHONY: venv demo test bench bench-gpu selfcheck-wheel clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +28,9 @@ bench: venv
 
 bench-gpu: venv
 	$(PY) benchmarks/bench_gpu.py
+
+selfcheck-wheel: venv
+	$(VENV)/bin/andrea-grade student-kit --output dist
 
 clean:
 	rm -rf $(VENV) .hypothesis .pytest_cache build *.egg-info

@@ -30,6 +30,8 @@ COMMANDS = """other commands:
                                                       gradebook (andrea-grade batch --help)
   andrea-grade gradescope-zip --output autograder.zip  the autograder zip for Gradescope
                                                       (andrea-grade gradescope-zip --help)
+  andrea-grade student-kit --output DIR               the students' self-check wheel
+                                                      (andrea-selfcheck: no reference inside)
 """
 
 
@@ -186,6 +188,25 @@ def zip_main(argv) -> int:
     return EXIT_OK
 
 
+def kit_main(argv) -> int:
+    ap = argparse.ArgumentParser(prog="andrea-grade student-kit",
+                                 description="Build the students' self-check wheel "
+                                             "(andrea-selfcheck): the checks, the spec and "
+                                             "andrea-conform, without the reference.")
+    ap.add_argument("--output", required=True, help="folder to write the wheel into")
+    args = ap.parse_args(argv)
+    from .gradescope_zip import ZipError, build_selfcheck_wheel
+
+    if Path(args.output).exists() and not Path(args.output).is_dir():
+        return _fail(f"--output {args.output}: not a folder")
+    try:
+        path = build_selfcheck_wheel(args.output)
+    except ZipError as exc:
+        return _fail(str(exc))
+    print(f"wrote {path}: students install it with pip install {path.name}")
+    return EXIT_OK
+
+
 def main(argv=None) -> int:
     from graders import keep_cwd_clean
 
@@ -195,6 +216,8 @@ def main(argv=None) -> int:
     try:
         if argv and argv[0] == "batch":
             return batch_main(argv[1:])
+        if argv and argv[0] == "student-kit":
+            return kit_main(argv[1:])
         if argv and argv[0] == "gradescope-zip":
             return zip_main(argv[1:])
         return grade_main(argv)

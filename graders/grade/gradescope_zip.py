@@ -127,7 +127,7 @@ def build_wheel(dest: Path, *, root: Path = PROJECT_ROOT, packages=PACKAGES,
     The sources are copied to a temporary folder first, so the build leaves nothing in the tree.
     `pyproject` replaces the tree's pyproject.toml; `extra_files` maps names to text.
     """
-    if not (root / "pyproject.toml").is_file() or not all((root / p).is_dir() for p in packages):
+    if not (root / "pyproject.toml").is_file() or not all((root / p).exists() for p in packages):
         raise ZipError(f"the project's source tree is needed to build the wheel, and {root} is "
                        "not one (run this from a checkout or an unpacked source distribution)")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.so", "*.o", ".*")
@@ -135,7 +135,11 @@ def build_wheel(dest: Path, *, root: Path = PROJECT_ROOT, packages=PACKAGES,
         src = Path(tmp) / "src"
         src.mkdir()
         for p in packages:
-            shutil.copytree(root / p, src / p, ignore=ignore)
+            (src / p).parent.mkdir(parents=True, exist_ok=True)
+            if (root / p).is_dir():
+                shutil.copytree(root / p, src / p, ignore=ignore)
+            else:
+                shutil.copy(root / p, src / p)
         for f in PROJECT_FILES:
             if (root / f).is_file():
                 shutil.copy(root / f, src / f)
@@ -153,6 +157,21 @@ def build_wheel(dest: Path, *, root: Path = PROJECT_ROOT, packages=PACKAGES,
             raise ZipError(f"building the wheel failed: {last}")
         dest.mkdir(parents=True, exist_ok=True)
         return Path(shutil.copy(wheels[0], dest / wheels[0].name))
+
+
+SELFCHECK_DIR = PROJECT_ROOT / "packaging" / "selfcheck"
+SELFCHECK_PATHS = ("spec", "graders/__init__.py", "graders/conformance")
+
+
+def build_selfcheck_wheel(dest: str | Path) -> Path:
+    """The student kit (andrea-selfcheck): checks, spec and andrea-conform, no reference."""
+    if not (SELFCHECK_DIR / "pyproject.toml").is_file():
+        raise ZipError(f"{SELFCHECK_DIR}/pyproject.toml is missing: the student kit is built "
+                       "from the project's source tree")
+    return build_wheel(Path(dest), packages=SELFCHECK_PATHS,
+                       pyproject=(SELFCHECK_DIR / "pyproject.toml").read_text(encoding="utf-8"),
+                       extra_files={"README.md": (SELFCHECK_DIR / "README.md").read_text(
+                           encoding="utf-8")})
 
 
 def fallback_result(lang: str) -> str:
