@@ -13,7 +13,7 @@ import pytest
 from graders.grade import cli
 
 ROOT = Path(__file__).resolve().parents[2]
-BUGGY = ROOT / "examples" / "submissions" / "buggy_student.py"
+PARTIAL = ROOT / "examples" / "hostile" / "partial.py"   # two functions: quick to grade
 
 
 @pytest.fixture(scope="module")
@@ -67,9 +67,9 @@ def test_zip_layout(autograder):
 
 def test_run_autograder_grades_the_submission(autograder, tmp_path):
     _, _, src = autograder
-    root = _fake_root(tmp_path, {"submission.py": BUGGY})
+    root = _fake_root(tmp_path, {"submission.py": PARTIAL})
     res, _ = _run(src, root)
-    assert 0 < res["score"] < 100                      # the backward bug costs points
+    assert 0 < res["score"] < 100                      # partial credit for what it defines
     assert "Totaalscore" in res["output"]              # --lang nl made it into the zip
     assert any(t["status"] == "failed" for t in res["tests"])
 
