@@ -3,10 +3,10 @@
 Untrusted code runs only where it can neither signal, trace nor read the grader, nor write
 anything the grader later trusts. ``choose_mode`` decides, once per grader process:
 
-<<<<<<< HEAD
 * ``bwrap`` (``--sandbox auto`` or ``bwrap``): the worker runs in bubblewrap with new mount,
   PID, network, IPC and UTS namespaces: an empty root with read-only binds of /usr, the Python
-  installation, the whitelisted packages, the worker's runtime and the submission copy. The
+  installation, the installed packages (minus the kit's own and the test tooling),
+  the worker's runtime and the submission copy. The
   only writable place is one size-limited tmpfs (``Limits.max_disk_mb``) holding the worker's
   home, ``/tmp`` and ``/dev/shm``; it is new for every worker start and vanishes with it. The
   project, the spec, answers, the gradebook and result files do not exist in there. Run as
@@ -18,16 +18,6 @@ anything the grader later trusts. ``choose_mode`` decides, once per grader proce
   interpreter is readable by others; but no private /tmp, no write quota, and without a
   private uid the code can signal the grader. ``auto`` never falls back to it: where
   bubblewrap cannot run, grading **fails closed** with :class:`IsolationUnavailable`.
-=======
-* ``bwrap``: the worker runs in bubblewrap with new mount, PID, network, IPC and UTS
-  namespaces: an empty root with read-only binds of /usr, the Python installation, the
-  installed packages (minus the kit's own and the test tooling) and the submission copy, a writable scratch folder, a private /tmp and
-  no network. The project, the spec, answers and result files do not exist in there. Run as
-  root, the worker drops to a uid of its own before it imports the submission.
-* ``rlimits``: no namespaces (bwrap missing or refused); the same limits, scratch folder,
-  scrubbed environment and import guard, but the submission can read what the grader's user
-  can read. The downgrade is logged and recorded in every report.
->>>>>>> f7711d4 (Notebooks (.ipynb, or a folder holding one) graded from their code cells with nbformat, IPython-only lines left out with a note, errors as 'cell N, line L'; andrea-conform reads them the same way; ordinary installed packages importable in the sandbox, the kit's refused (same rule in the self-check); content hashes)
 
 Both set rlimits (CPU seconds, address space, processes, file size, open files, no core
 files), a parent-death signal and a new session; :func:`kill_leftovers` then kills the worker
@@ -57,18 +47,13 @@ log = logging.getLogger("andrea_grade")
 
 HERE = Path(__file__).resolve().parent
 RUNTIME_FILES = ("worker.py", "protocol.py")
-<<<<<<< HEAD
-ALLOWED_PACKAGES = ("numpy", "scipy")
-# The one list of packages a submission may not import (passed to the worker's import guard).
-FORBIDDEN_MODULES = ("andrea_ref", "andrea_gpu", "graders", "spec")
+# The one list of packages a submission may not import (passed to the worker's import guard;
+# an attempt is reported as "forbidden"). The test tooling is only left out of the sandbox's
+# site folder: libraries probe for pytest with try/except, and such a probe must not count
+# against a submission.
+FORBIDDEN_MODULES = KIT_PACKAGES
 # A kernel's worker imports the kernel runtime (its own copy of andrea_gpu's host code).
 KERNEL_FORBIDDEN = tuple(m for m in FORBIDDEN_MODULES if m != "andrea_gpu")
-=======
-# Refused by the worker's import guard (an attempt is reported as "forbidden"). The test tooling
-# is only left out of the sandbox's site folder: libraries probe for pytest with try/except, and
-# such a probe must not count against a submission.
-FORBIDDEN_MODULES = KIT_PACKAGES
->>>>>>> f7711d4 (Notebooks (.ipynb, or a folder holding one) graded from their code cells with nbformat, IPython-only lines left out with a note, errors as 'cell N, line L'; andrea-conform reads them the same way; ordinary installed packages importable in the sandbox, the kit's refused (same rule in the self-check); content hashes)
 IN_SANDBOX = "/sandbox"
 UID_BASE = 200_000         # worker uids: UID_BASE + (pid % UID_PIDS) * 64 + slot
 UID_PIDS = 1 << 22
@@ -271,6 +256,18 @@ def _kernel_runtime(dest: Path, contract: dict | None) -> None:
         os.chmod(d, 0o755 if d.is_dir() else 0o644)
 
 
+def _site_entries(kernel: bool) -> list[Path]:
+    """What goes into the worker's site folder: for Python submissions every allowed installed
+    package (``_package_dirs``); for kernel submissions NumPy, SciPy and the kernel runtime's."""
+    if not kernel:
+        return _package_dirs()
+    out: list[Path] = []
+    for p in _package_dirs(names=("numpy", "scipy")) + _kernel_site_dirs():
+        if p.name not in {q.name for q in out}:
+            out.append(p)
+    return out
+
+
 def _kernel_site_dirs() -> list[Path]:
     """Folders of the site packages the kernel runtime needs (see KERNEL_SITE)."""
     names = list(KERNEL_SITE)
@@ -385,7 +382,7 @@ def prepare(files: dict[str, bytes], module_rel: str, *, kernel: bool = False,
                 os.chmod(d, 0o755)
         target.write_bytes(data)
         os.chmod(target, 0o444)
-    for pkg in _package_dirs() + (_kernel_site_dirs() if kernel else []):
+    for pkg in _site_entries(kernel):
         (dirs["site"] / pkg.name).symlink_to(pkg)
     if kernel:
         _kernel_runtime(dirs["runtime"] / "kernel", kernel_contract)
@@ -513,9 +510,8 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
     uid = _worker_uid(mode, prefix)
     work_host = None
     if mode == "bwrap":
-        site = [(pkg, f"{IN_SANDBOX}/site/{pkg.name}") for pkg in _package_dirs()]
-        if scratch.kernel:  # the kernel runtime is in runtime/kernel; NVRTC (and CuPy) in site
-            site += [(p, f"{IN_SANDBOX}/site/{p.name}") for p in _kernel_site_dirs()]
+        # the kernel runtime is in runtime/kernel; NVRTC (and CuPy) in site
+        site = [(pkg, f"{IN_SANDBOX}/site/{pkg.name}") for pkg in _site_entries(scratch.kernel)]
         base = _bwrap_prefix(bwrap_path(), scratch.dirs, site, gpu=scratch.kernel,
                              disk_bytes=limits.max_disk_mb << 20, info_fd=info_fd)
         inside = {k: f"{IN_SANDBOX}/{k}" for k in ("runtime", "submission", "work", "site")}
@@ -538,11 +534,7 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
     if uid is not None:
         argv += ["--drop-uid", str(uid)]
     if scratch.kernel:
-<<<<<<< HEAD
         argv += ["--kernel", "--forbid", ",".join(KERNEL_FORBIDDEN)]
-=======
-        argv += ["--kernel", "--forbid", "andrea_ref,graders,spec"]
->>>>>>> f7711d4 (Notebooks (.ipynb, or a folder holding one) graded from their code cells with nbformat, IPython-only lines left out with a note, errors as 'cell N, line L'; andrea-conform reads them the same way; ordinary installed packages importable in the sandbox, the kit's refused (same rule in the self-check); content hashes)
     else:
         argv += ["--forbid", ",".join(FORBIDDEN_MODULES)]
     work = inside["work"]
