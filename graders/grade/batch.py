@@ -24,7 +24,10 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from .batch_reports import (check_columns, problem_of, similarity_html, write_feedback,
+                            write_histogram_png, write_summary)
 from .grading import GraderError, Submission, load_submission, spec_digest
+from .similarity import PAIR_THRESHOLD, python_text, similar_pairs
 from .sandbox import Limits
 
 SCHEMA = """
@@ -103,15 +106,19 @@ def record_problem(con, name: str, sha: str | None, spec_sha: str, message: str)
 # ----------------------------------------------------------------------------- one task
 def grade_task(payload: dict) -> dict:
     """Grade one submission from plain data (runs in a pool process or on a Dask worker)."""
-    from spec import load_spec
+    from spec import SPEC_DIR, load_spec
 
     from .grading import grade
 
     sub = Submission(**payload["submission"])
     with tempfile.TemporaryDirectory(prefix="andrea-spec-") as tmp:
-        spec_file = Path(tmp) / payload["spec_file"]
-        spec_file.write_text(payload["spec_text"], encoding="utf-8")
-        spec = load_spec(spec_file)
+        bundled = SPEC_DIR / payload["spec_file"]
+        if bundled.is_file() and bundled.read_text(encoding="utf-8") == payload["spec_text"]:
+            spec = load_spec(bundled)   # the bundled spec: feedback names it, not a temp file
+        else:
+            spec_file = Path(tmp) / payload["spec_file"]
+            spec_file.write_text(payload["spec_text"], encoding="utf-8")
+            spec = load_spec(spec_file)
         try:
             report = grade(sub, spec, profile=payload["profile"],
                            limits=Limits(**payload["limits"]), sandbox=payload["sandbox"],
@@ -180,22 +187,32 @@ def _result(fut) -> dict:
 def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, csv_path=None,
               histogram=None, scheduler=None, profile: str = "grading",
               limits: Limits | None = None, sandbox: str = "auto", lang: str = "en",
-              select=None, progress: bool = True) -> str:
-    """Grade every submission in `folder`; returns a one-paragraph summary."""
+              select=None, progress: bool = True, feedback_dir=None,
+              feedback_format: str = "md", report_dir=None,
+              similarity_threshold: float = PAIR_THRESHOLD) -> str:
+    """Grade every submission in `folder`; returns a one-paragraph summary.
+
+    `feedback_dir`: one feedback file per student (in `lang`); `report_dir`: summary.html,
+    scores.png, summary.txt and similarity.html (pairs flagged ``similar_to``).
+    """
     limits = limits or Limits()
     entries = discover(folder)
     db = Path(db) if db else Path(folder).resolve().parent / "gradebook.sqlite"
     con = open_gradebook(db)
     spec_sha = spec_digest(spec, profile)
     todo, skipped, names, problems = [], 0, [], 0
+    texts: dict[str, str] = {}
     for p in entries:
         try:
             sub = load_submission(p)
         except GraderError as exc:
             record_problem(con, p.name, None, spec_sha, str(exc))
+            names.append((p.name, None))
             problems += 1
             continue
         names.append((sub.name, sub.sha256))
+        if sub.kind == "python" and sub.module:
+            texts[sub.name] = python_text(sub.files, sub.module)
         if not regrade and graded(con, sub.sha256, spec_sha):
             skipped += 1
             continue
@@ -225,10 +242,18 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
     finally:
         bar.close()
     rows = scores(con, names, spec_sha, list(spec.groups))
+    pairs = similar_pairs(texts, similarity_threshold)
+    _flag(rows, pairs)
     if csv_path:
         write_csv(csv_path, rows, list(spec.groups))
     if histogram:
         write_histogram(histogram, rows, spec)
+    if feedback_dir:
+        write_feedback(feedback_dir, rows, lang, feedback_format)
+    if report_dir:
+        write_summary(report_dir, rows, spec.title, pairs)
+        (Path(report_dir) / "similarity.html").write_text(similarity_html(pairs, texts),
+                                                          encoding="utf-8")
     con.close()
     graded_scores = [r["score"] for r in rows if r.get("score") is not None]
     mean = sum(graded_scores) / len(graded_scores) if graded_scores else 0.0
@@ -238,45 +263,66 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
 
 
 def scores(con, names, spec_sha, group_ids) -> list[dict]:
+    """One row per submission: score, group scores, report, and why it has no grade or 0."""
     rows = []
     for name, sha in names:
-        r = con.execute("SELECT score, max_score, groups, graded_at FROM grades "
-                        "WHERE sha256=? AND spec_sha256=?", (sha, spec_sha)).fetchone()
+        r = None
+        if sha is not None:
+            r = con.execute("SELECT score, max_score, groups, graded_at, report FROM grades "
+                            "WHERE sha256=? AND spec_sha256=?", (sha, spec_sha)).fetchone()
         row = {"submission": name, "sha256": sha, "score": None, "max_score": None,
-               "graded_at": None}
+               "graded_at": None, "report": None}
         if r is not None:
             groups = json.loads(r[2])
-            row.update(score=r[0], max_score=r[1], graded_at=r[3])
+            row.update(score=r[0], max_score=r[1], graded_at=r[3], report=json.loads(r[4]))
             row.update({g: groups.get(g) for g in group_ids})
+            row["problem"] = problem_of(row["report"])
+        else:
+            p = con.execute("SELECT message FROM problems WHERE submission=? AND spec_sha256=? "
+                            "ORDER BY rowid DESC LIMIT 1", (name, spec_sha)).fetchone()
+            row["problem"] = problem_of(None, p[0].splitlines()[0][:200] if p and p[0] else None)
+        row["checks"] = check_columns(row["report"])
+        row["flag_list"] = list((row["report"] or {}).get("flags", []))
         rows.append(row)
     return rows
 
 
+def _flag(rows: list[dict], pairs) -> None:
+    """Add ``similar_to`` flags (both ways) and the CSV's one-cell summary of the flags."""
+    by_name = {r["submission"]: r for r in rows}
+    for a, b, sim in pairs:
+        for me, other in ((a, b), (b, a)):
+            if me in by_name:
+                by_name[me]["flag_list"].append({
+                    "kind": "similar_to", "other": other, "similarity": sim,
+                    "message": f"{sim:.0%} of the smaller file's code fingerprints are shared "
+                               f"with {other}"})
+    for r in rows:
+        r["flags"] = "; ".join(
+            f"{f['kind']} {f['other']} {f['similarity']:.2f}" if f["kind"] == "similar_to"
+            else f"{f['kind']} {f.get('similarity', 0):.2f}" for f in r["flag_list"])
+
+
 def write_csv(path, rows, group_ids) -> None:
-    cols = ["submission", "score", "max_score", *group_ids, "sha256", "graded_at"]
+    check_ids: list[str] = []
+    for r in rows:
+        for c in r.get("checks", {}):
+            if c not in check_ids:
+                check_ids.append(c)
+    cols = ["submission", "score", "max_score", *group_ids, "problem", "flags", *check_ids,
+            "sha256", "graded_at"]
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
         for r in rows:
-            w.writerow(r)
+            w.writerow({**r, **r.get("checks", {})})
 
 
 def write_histogram(path, rows, spec) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    """PNG histogram of the scores; full marks have a bin of their own."""
     vals = [r["score"] for r in rows if r.get("score") is not None]
     top = max([r["max_score"] for r in rows if r.get("max_score")] or [100])
-    fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
-    ax.hist(vals, bins=20, range=(0, top), color="#3b6ea8", edgecolor="white")
-    ax.set_xlabel(f"score (of {top:g})")
-    ax.set_ylabel("submissions")
-    ax.set_title(f"{spec.title}: {len(vals)} graded")
-    fig.tight_layout()
-    fig.savefig(path, format="png")
-    plt.close(fig)
+    write_histogram_png(path, vals, top, f"{spec.title}: {len(vals)} graded")
 
 
 class ProgressBar:

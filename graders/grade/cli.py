@@ -143,6 +143,15 @@ def batch_main(argv) -> int:
     ap.add_argument("--csv", default=None, help="write scores per clause group here")
     ap.add_argument("--histogram", default=None, help="write a PNG histogram of scores here")
     ap.add_argument("--scheduler", default=None, help="address of a Dask scheduler")
+    ap.add_argument("--feedback-dir", default=None, metavar="OUT",
+                    help="write one feedback file per student here (in --lang)")
+    ap.add_argument("--feedback-format", default="md", choices=("md", "html"),
+                    help="feedback files as Markdown (default) or HTML")
+    ap.add_argument("--report-dir", default=None, metavar="OUT",
+                    help="write summary.html, scores.png, summary.txt and similarity.html here")
+    ap.add_argument("--similarity-threshold", type=float, default=None, metavar="X",
+                    help="flag pairs of submissions sharing at least this share of code "
+                         "fingerprints (0..1, default 0.7)")
     ap.add_argument("--no-progress", action="store_true")
     _common(ap)
     args = ap.parse_args(argv)
@@ -152,12 +161,26 @@ def batch_main(argv) -> int:
     limits = _limits(args)
     if args.jobs < 1:
         return _fail("--jobs must be at least 1")
+    thr = args.similarity_threshold
+    if thr is not None and not 0 < thr <= 1:
+        return _fail("--similarity-threshold must be in (0, 1]")
+    for opt in ("feedback_dir", "report_dir"):
+        d = getattr(args, opt)
+        if d and Path(d).exists() and not Path(d).is_dir():
+            return _fail(f"--{opt.replace('_', '-')} {d}: not a folder")
+    for opt in ("csv", "histogram", "db"):
+        f = getattr(args, opt)
+        if f and not Path(f).resolve().parent.is_dir():
+            return _fail(f"--{opt} {f}: the folder does not exist")
+    extra = {"similarity_threshold": thr} if thr is not None else {}
     try:
         summary = run_batch(args.dir, spec, jobs=args.jobs, db=args.db, regrade=args.regrade,
                             csv_path=args.csv, histogram=args.histogram,
                             scheduler=args.scheduler, profile=args.profile, limits=limits,
                             sandbox=args.sandbox, lang=args.lang, select=args.select,
-                            progress=not args.no_progress)
+                            progress=not args.no_progress, feedback_dir=args.feedback_dir,
+                            feedback_format=args.feedback_format, report_dir=args.report_dir,
+                            **extra)
     except BatchError as exc:
         return _fail(str(exc))
     print(summary)

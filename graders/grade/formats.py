@@ -150,6 +150,9 @@ def gradescope(report: dict, lang: str = "en", sections: dict | None = None) -> 
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
+        # For the staff (Gradescope shows students only the fields above): copy flags, with
+        # figures only, never the reference's text.
+        "flags": list(report.get("flags", [])),
     }
 
 

@@ -29,6 +29,7 @@ from spec import Spec
 from . import messages as M
 from . import scoring
 from .proxy import SubmissionProxy
+from .similarity import python_text, reference_flags
 from .sandbox import Limits, SandboxError, choose_mode, prepare
 
 GRADER_VERSION = "1"
@@ -222,6 +223,8 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
     meta.update(run)
     meta["not_run"] = [r.check_id for r in results if r.cause == Cause.BUDGET]
     rep = scoring.build(spec, results, meta=meta)
+    rep["flags"] = (reference_flags(python_text(sub.files, sub.module))
+                    if sub.kind == "python" and sub.module else [])
     rep["execution_time"] = round(time.monotonic() - start, 3)
     return rep
 

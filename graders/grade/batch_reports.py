@@ -1,0 +1,289 @@
+"""What a batch hands the teacher and the students, built from the gradebook's reports.
+
+* ``feedback_files``: one file per student (Markdown or HTML, in the batch's language), named
+  after the submission: the score, the groups a student may see, the feedback of every check
+  that did not pass (hidden groups left out), the notebook notes. No flags, no tool internals.
+* ``problem_of``: one short reason why a submission has no grade or scores 0 (the CSV's
+  ``problem`` column): "syntax error", "import error: ModuleNotFoundError", "not a notebook",
+  "no module", ...
+* ``check_columns``: the status of every check (passed / failed / error / skipped / not_run).
+* ``summary``: the checks failed most often (how many students, the most common message),
+  the score distribution as a PNG histogram whose top bin holds only full marks, a text table
+  and an HTML page with both.
+* ``similarity_html``: the pairs of submissions flagged ``similar_to``, side by side.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+from pathlib import Path
+
+from . import messages as M
+from .formats import check_feedback, _num
+from .i18n import Translator
+
+FEEDBACK_FORMATS = ("md", "html")
+_DIGITS = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?")
+
+
+# ----------------------------------------------------------------------------- per student
+def problem_of(report: dict | None, grader_message: str | None = None) -> str:
+    """Why a submission got no grade or 0 (empty when it has a score above 0)."""
+    if report is None:
+        return f"not graded: {grader_message}" if grader_message else "not graded"
+    imp = report.get("import") or {}
+    if not imp.get("ok", True):
+        if imp.get("problem") == M.NO_MODULE:
+            return "no module"
+        if imp.get("problem") == M.MANY_MODULES:
+            return "several modules"
+        if imp.get("problem") == M.NOT_A_NOTEBOOK:
+            return "not a notebook"
+        kind = imp.get("kind") or "import"
+        err = imp.get("error") or {}
+        if kind == "import":
+            typ = err.get("type") or "Error"
+            return "syntax error" if typ in ("SyntaxError", "IndentationError", "TabError") \
+                else f"import error: {typ}"
+        return {"forbidden": "forbidden import", "timeout": "timeout at import",
+                "crash": "crash at import", "resources": "out of memory at import",
+                "output": "output flood at import"}.get(kind, f"{kind} at import")
+    if report.get("score", 0) == 0 and report.get("max_score", 0) > 0:
+        return "no check passed"
+    return ""
+
+
+def check_columns(report: dict | None) -> dict[str, str]:
+    return {c["id"]: c["status"] for c in (report or {}).get("checks", [])}
+
+
+def feedback_text(report: dict | None, lang: str, fmt: str = "md", name: str = "") -> str:
+    """A student's feedback file (Markdown or HTML)."""
+    t = Translator(lang)
+    lines: list[str] = []
+    if report is None:
+        body = [f"# {name}", "", t(M.AUTOGRADER_FAILED)]
+        return _as(fmt, body, name)
+    sections = report.get("sections", {})
+    lines += [f"# {name or report.get('submission', '')}", "",
+              "**" + t(M.TOTAL_SCORE, score=_num(report["score"]),
+                       max_score=_num(report["max_score"])) + "**", ""]
+    hidden = {g["id"] for g in report["groups"] if g["visibility"] == "hidden"}
+    for g in report["groups"]:
+        if g["id"] in hidden:
+            continue
+        lines.append(f"- {t(g['title'])}: {_num(g['score'])} / {_num(g['points'])} "
+                     f"({t(M.CHECKS_PASSED, passed=g['passed'], total=g['checks'])})")
+    if hidden:
+        lines.append(t(M.HIDDEN_GROUPS, n=len(hidden)))
+    imp = report.get("import") or {}
+    if not imp.get("ok", True):
+        from .grading import import_detail
+
+        lines += ["", t(M.IMPORT_FAILED), "", "```", import_detail(imp, t), "```", "",
+                  t(M.IMPORT_HINT)]
+    for d in ((report.get("notebook") or {}).get("dropped") or [])[:20]:
+        lines += ["", t(M.NOTEBOOK_DROPPED, cell=d["cell"], line=d["line"], text=d["text"])]
+    for c in report["checks"]:
+        if c["status"] in ("passed", "skipped") or c.get("visibility") == "hidden":
+            continue
+        if c["status"] == "not_run" and not imp.get("ok", True):
+            continue  # said once above
+        lines += ["", f"## {c['number']} {c['id']} ({', '.join(c['clauses'])})", "", "```",
+                  check_feedback(c, t, sections), "```"]
+    return _as(fmt, lines, name)
+
+
+def _as(fmt: str, lines: list[str], title: str) -> str:
+    text = "\n".join(lines) + "\n"
+    if fmt == "md":
+        return text
+    out, in_code = [], False
+    for line in lines:
+        if line == "```":
+            out.append("</pre>" if in_code else "<pre>")
+            in_code = not in_code
+        elif in_code:
+            out.append(html.escape(line))
+        elif line.startswith("## "):
+            out.append(f"<h2>{html.escape(line[3:])}</h2>")
+        elif line.startswith("# "):
+            out.append(f"<h1>{html.escape(line[2:])}</h1>")
+        elif line.startswith("**") and line.endswith("**"):
+            out.append(f"<p><strong>{html.escape(line[2:-2])}</strong></p>")
+        elif line.startswith("- "):
+            out.append(f"<li>{html.escape(line[2:])}</li>")
+        elif line:
+            out.append(f"<p>{html.escape(line)}</p>")
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
+            + html.escape(title) + "</title></head><body>\n" + "\n".join(out)
+            + "\n</body></html>\n")
+
+
+def safe_name(name: str) -> str:
+    """A file name for a submission's feedback (no folders, no leading dot)."""
+    s = re.sub(r"[^\w.\- ]", "_", name).strip(" .") or "submission"
+    return s[:150]
+
+
+def write_feedback(folder: str | Path, rows: list[dict], lang: str, fmt: str = "md") -> int:
+    d = Path(folder)
+    d.mkdir(parents=True, exist_ok=True)
+    used: set[str] = set()
+    n = 0
+    for r in rows:
+        base = safe_name(r["submission"])
+        stem, k = base, 2
+        while stem.lower() in used:
+            stem, k = f"{base}-{k}", k + 1
+        used.add(stem.lower())
+        (d / f"{stem}.{fmt}").write_text(
+            feedback_text(r.get("report"), lang, fmt, r["submission"]), encoding="utf-8")
+        n += 1
+    return n
+
+
+# ----------------------------------------------------------------------------- summary
+def normalise_message(msg: str) -> str:
+    first = (msg or "").strip().splitlines()[0] if (msg or "").strip() else ""
+    return _DIGITS.sub("#", first)[:200]
+
+
+def failed_checks(rows: list[dict]) -> list[dict]:
+    """Checks by how many students failed them (failed or error; not run after an import
+    failure is counted under the problems instead), with the most common message."""
+    per: dict[str, dict] = {}
+    for r in rows:
+        for c in (r.get("report") or {}).get("checks", []):
+            if c["status"] not in ("failed", "error"):
+                continue
+            e = per.setdefault(c["id"], {"check": c["id"], "clauses": c["clauses"],
+                                         "students": 0, "messages": Counter(), "example": {}})
+            e["students"] += 1
+            key = normalise_message(c.get("message", ""))
+            e["messages"][key] += 1
+            e["example"].setdefault(key, (c.get("message") or "").strip().splitlines()[0][:300]
+                                    if c.get("message") else "")
+    out = []
+    for e in per.values():
+        key, n = e["messages"].most_common(1)[0]
+        out.append({"check": e["check"], "clauses": e["clauses"], "students": e["students"],
+                    "message": e["example"][key], "message_students": n})
+    out.sort(key=lambda e: (-e["students"], e["check"]))
+    return out
+
+
+def histogram_bins(scores: list[float], top: float, n: int = 10) -> list[tuple[str, int]]:
+    """(label, count) bins: n equal bins over [0, top), then one bin for full marks only."""
+    bins = [0] * n
+    perfect = 0
+    for s in scores:
+        if s >= top:
+            perfect += 1
+        else:
+            bins[min(n - 1, int(s / top * n))] += 1
+    width = top / n
+    labels = [f"{_num(round(i * width, 2))}–<{_num(round((i + 1) * width, 2))}" for i in range(n)]
+    return list(zip(labels, bins)) + [(f"{_num(top)} (full)", perfect)]
+
+
+def write_histogram_png(path, scores: list[float], top: float, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    bins = histogram_bins(scores, top)
+    fig, ax = plt.subplots(figsize=(7, 3.6), dpi=100)
+    colors = ["#3b6ea8"] * (len(bins) - 1) + ["#2e8b57"]
+    ax.bar(range(len(bins)), [c for _, c in bins], color=colors, edgecolor="white")
+    ax.set_xticks(range(len(bins)), [lbl for lbl, _ in bins], rotation=35, ha="right",
+                  fontsize=8)
+    ax.set_xlabel(f"score (of {_num(top)}); the green bar is full marks only")
+    ax.set_ylabel("submissions")
+    ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+    plt.close(fig)
+
+
+def summary_text(rows: list[dict], spec_title: str) -> str:
+    graded = [r for r in rows if r.get("score") is not None]
+    top = max([r["max_score"] for r in graded if r.get("max_score")] or [100])
+    lines = [f"{spec_title}: {len(rows)} submissions, {len(graded)} graded"]
+    if graded:
+        sc = sorted(r["score"] for r in graded)
+        lines.append(f"mean {sum(sc) / len(sc):.2f}, median {sc[len(sc) // 2]:.2f}, "
+                     f"full marks {sum(s >= top for s in sc)}, zero {sum(s == 0 for s in sc)}")
+    lines += ["", "score histogram (the last bin is full marks only):"]
+    for label, count in histogram_bins([r["score"] for r in graded], top):
+        lines.append(f"  {label:>16}  {count:4d}  {'#' * count}")
+    problems = Counter(r["problem"] for r in rows if r.get("problem"))
+    if problems:
+        lines += ["", "problems (why no grade or 0):"]
+        lines += [f"  {n:4d}  {p}" for p, n in problems.most_common()]
+    fails = failed_checks(rows)
+    lines += ["", "checks failed most often:", f"  {'check':36} {'students':>8}  most common message"]
+    for e in fails[:25]:
+        lines.append(f"  {e['check']:36} {e['students']:8d}  ({e['message_students']}x) "
+                     f"{e['message'][:120]}")
+    if not fails:
+        lines.append("  (none)")
+    return "\n".join(lines) + "\n"
+
+
+def write_summary(folder: str | Path, rows: list[dict], spec_title: str,
+                  pairs: list[tuple[str, str, float]]) -> list[Path]:
+    d = Path(folder)
+    d.mkdir(parents=True, exist_ok=True)
+    graded = [r for r in rows if r.get("score") is not None]
+    top = max([r["max_score"] for r in graded if r.get("max_score")] or [100])
+    png = d / "scores.png"
+    write_histogram_png(png, [r["score"] for r in graded], top,
+                        f"{spec_title}: {len(graded)} graded")
+    txt = summary_text(rows, spec_title)
+    (d / "summary.txt").write_text(txt, encoding="utf-8")
+    fails = failed_checks(rows)
+    table = "".join(
+        f"<tr><td><code>{html.escape(e['check'])}</code></td><td>{html.escape(', '.join(e['clauses']))}"
+        f"</td><td>{e['students']}</td><td>{e['message_students']}× "
+        f"{html.escape(e['message'])}</td></tr>\n" for e in fails)
+    flagged = "".join(f"<li>{html.escape(r['submission'])}: {html.escape(r['flags'])}</li>"
+                      for r in rows if r.get("flags"))
+    page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Batch summary</title>"
+            "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}"
+            "td,th{border-bottom:1px solid #ccc;padding:4px;text-align:left;vertical-align:top}"
+            "table{border-collapse:collapse}</style></head><body>\n"
+            f"<h1>{html.escape(spec_title)}: batch summary</h1>\n"
+            "<img src=\"scores.png\" alt=\"score histogram\">\n"
+            f"<pre>{html.escape(txt)}</pre>\n"
+            "<h2>Checks failed most often</h2>\n<table><tr><th>check</th><th>clauses</th>"
+            f"<th>students</th><th>most common message</th></tr>\n{table}</table>\n"
+            f"<h2>Flags (teacher only)</h2>\n<ul>{flagged or '<li>none</li>'}</ul>\n"
+            + (f"<p>{len(pairs)} similar pair(s): <a href=\"similarity.html\">similarity "
+               "report</a></p>\n" if pairs else "")
+            + "</body></html>\n")
+    (d / "summary.html").write_text(page, encoding="utf-8")
+    return [d / "summary.html", png, d / "summary.txt"]
+
+
+def similarity_html(pairs: list[tuple[str, str, float]], texts: dict[str, str]) -> str:
+    parts = []
+    for a, b, sim in pairs:
+        parts.append(
+            f"<h2>{html.escape(a)} ↔ {html.escape(b)}: {sim:.0%}</h2>\n<table><tr>"
+            f"<th>{html.escape(a)}</th><th>{html.escape(b)}</th></tr><tr>"
+            f"<td><pre>{html.escape(texts.get(a, ''))}</pre></td>"
+            f"<td><pre>{html.escape(texts.get(b, ''))}</pre></td></tr></table>\n")
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Similar submissions"
+            "</title><style>td{vertical-align:top;width:50%;border:1px solid #ccc}"
+            "pre{font-size:11px;white-space:pre-wrap}table{width:100%;border-collapse:collapse}"
+            "</style></head><body>\n<h1>Similar submissions</h1>\n<p>Pairs whose normalised "
+            "code fingerprints overlap at or above the threshold (renaming, reformatting and "
+            "comments do not change the figure). A flag is a reason to look, not a verdict; it "
+            "does not change any score.</p>\n" + ("".join(parts) or "<p>No pair.</p>")
+            + "</body></html>\n")
