@@ -80,9 +80,7 @@ def feedback_text(report: dict | None, lang: str, fmt: str = "md", name: str = "
         lines.append(t(M.HIDDEN_GROUPS, n=len(hidden)))
     imp = report.get("import") or {}
     if not imp.get("ok", True):
-        from .grading import import_detail
-
-        lines += ["", t(M.IMPORT_FAILED), "", "```", import_detail(imp, t), "```", "",
+        lines += ["", t(M.IMPORT_FAILED), "", "```", M.import_detail(imp, t), "```", "",
                   t(M.IMPORT_HINT)]
     for d in ((report.get("notebook") or {}).get("dropped") or [])[:20]:
         lines += ["", t(M.NOTEBOOK_DROPPED, cell=d["cell"], line=d["line"], text=d["text"])]

@@ -9,7 +9,8 @@ import pytest
 from graders.conformance import cli as conform_cli
 from graders.conformance.sources import forbidden_imports, notebook_source
 from graders.grade import formats
-from graders.grade.grading import grade, import_detail, load_submission
+from graders.grade.grading import grade, load_submission
+from graders.grade.messages import import_detail
 from graders.grade.sandbox import Limits
 
 from ..grade.conftest import CORRECT
