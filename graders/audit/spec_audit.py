@@ -8,8 +8,11 @@ loads is then audited further:
 * every quantity is recomputed and listed with its expression, exact value and rounding;
 * the numbers in each clause statement must be facts the spec owns for that clause (a statement
   that still says 8,449 after ``vocab_size`` was edited is caught);
+* the init scale a clause statement names must be the spec's ``model.init.std``;
 * every clause with method ``spec`` must have something here to check it (a quantity or a
-  model field), since no conformance check covers it.
+  model field), since no conformance check covers it;
+* every function of the spec's ``contract:`` must be called by some conformance check, and
+  every check must fit the spec (kind ``contract``).
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ def audit_spec(spec_arg) -> SpecReport:
     report.checks += quantity_checks(spec)
     report.checks += statement_checks(spec)
     report.checks += init_statement_checks(spec)
+    report.checks += contract_checks(spec)
     report.checks += coverage_checks(spec)
     return report
 
@@ -107,6 +111,26 @@ def statement_checks(spec: Spec) -> list[SpecCheck]:
                                  for f in cands) or "no fact of this kind"
                 out.append(SpecCheck("statement", c.id, c.id, False,
                                      f"statement says {written!r}, but the spec gives {want}"))
+    return out
+
+
+def contract_checks(spec: Spec) -> list[SpecCheck]:
+    """Every function of the spec's contract is called by some conformance check (else nothing
+    verifies it), and every check fits the spec (its clauses and functions exist)."""
+    from graders.conformance.registry import all_checks, registry_problems
+
+    checks = all_checks()
+    out = []
+    for f in spec.contract.functions:
+        callers = [k.id for k in checks if f.name in k.requires]
+        clauses = sorted({c for k in checks if f.name in k.requires for c in k.clauses})
+        detail = (f"{f.signature()}: called by {len(callers)} check(s) of "
+                  f"{', '.join(clauses)}" if callers else
+                  f"{f.signature()} is in the contract, but no check calls it")
+        out.append(SpecCheck("contract", f.name, clauses[0] if clauses else "", bool(callers),
+                             detail))
+    for problem in registry_problems(checks, spec):
+        out.append(SpecCheck("contract", "checks", "", False, problem))
     return out
 
 

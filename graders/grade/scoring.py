@@ -81,12 +81,23 @@ def cents(c: int) -> float:
 
 def build(spec, results, *, meta: dict) -> dict:
     """The report of one graded submission."""
-    groups = dict(spec.groups)
-    order = list(groups)
-    clause_group = {c.id: c.group for c in spec.clauses}
-    clause_by_id = {c.id: c for c in spec.clauses}
+    check_groups, members = _group_members(spec, results)
+    group_rows, empty, share = _score_groups(spec.groups, members, results)
+    checks, total, maximum = _check_rows(spec, results, check_groups, group_rows, share)
+    return {
+        **meta,
+        "score": cents(total), "max_score": cents(maximum),
+        "groups": group_rows, "groups_without_checks": empty, "checks": checks,
+        "counts": {str(s): sum(1 for r in results if r.status == s) for s in Status},
+        "check_bugs": sum(1 for r in results if r.cause == Cause.CHECK_BUG),
+    }
 
-    members: dict[str, list[int]] = {g: [] for g in order}
+
+def _group_members(spec, results) -> tuple[list[list[str]], dict[str, list[int]]]:
+    """Each result's rubric groups (those of its clauses, in order), and each group's results
+    (by index), every group of the spec present."""
+    clause_group = {c.id: c.group for c in spec.clauses}
+    members: dict[str, list[int]] = {g: [] for g in spec.groups}
     check_groups: list[list[str]] = []
     for i, r in enumerate(results):
         gs = []
@@ -97,11 +108,15 @@ def build(spec, results, *, meta: dict) -> dict:
         check_groups.append(gs)
         for g in gs:
             members[g].append(i)
+    return check_groups, members
 
+
+def _score_groups(groups, members: dict[str, list[int]], results):
+    """(group rows, groups with points but no checks, cents per (group, result index)): a
+    group's points split over its checks to the cent, earned by those that pass."""
     group_rows, empty = [], []
-    share: dict[tuple[str, int], int] = {}   # (group, result index) -> cents
-    for g in order:
-        info = groups[g]
+    share: dict[tuple[str, int], int] = {}
+    for g, info in groups.items():
         n = len(members[g])
         points = Fraction(str(info.get("points", 0)))
         if n == 0:
@@ -112,17 +127,23 @@ def build(spec, results, *, meta: dict) -> dict:
             share[g, i] = c
         earned = sum(share[g, i] for i in members[g] if earns_points(results[i]))
         group_rows.append({
-            "id": g, "title": info.get("title", g), "points": cents(sum(share[g, i]
-                                                                        for i in members[g])),
+            "id": g, "title": info.get("title", g),
+            "points": cents(sum(share[g, i] for i in members[g])),
             "score": cents(earned),
             "passed": sum(1 for i in members[g] if results[i].status == Status.PASSED),
             "checks": n, "visibility": info.get("visibility", "visible"),
         })
+    return group_rows, empty, share
 
-    checks = []
+
+def _check_rows(spec, results, check_groups, group_rows, share):
+    """(one row per check: its number, score, visibility, course sections, ...; total cents
+    earned; maximum cents)."""
+    groups = spec.groups
+    clause_by_id = {c.id: c for c in spec.clauses}
     group_index = {row["id"]: k for k, row in enumerate(group_rows, 1)}
-    counters: dict[str, int] = {}
-    total = maximum = 0
+    counters: dict[str | None, int] = {}
+    checks, total, maximum = [], 0, 0
     for i, r in enumerate(results):
         gs = check_groups[i]
         first = gs[0] if gs else None
@@ -132,12 +153,9 @@ def build(spec, results, *, meta: dict) -> dict:
         total, maximum = total + got_c, maximum + max_c
         vis = max((groups[g].get("visibility", "visible") for g in gs),
                   key=lambda v: _VIS_RANK.get(v, 2), default="visible")
-        sections = []
-        for cl in r.clauses:
-            c = clause_by_id.get(cl)
-            if c is not None:
-                sections.append({"clause": cl, "section": c.source, "statement": c.statement,
-                                 "statements": _statements(c)})
+        sections = [{"clause": cl, "section": c.source, "statement": c.statement,
+                     "statements": _statements(c)}
+                    for cl in r.clauses if (c := clause_by_id.get(cl)) is not None]
         checks.append({
             "id": r.check_id, "clauses": list(r.clauses), "groups": gs,
             "number": f"{group_index.get(first, 0)}.{counters[first]}",
@@ -150,14 +168,7 @@ def build(spec, results, *, meta: dict) -> dict:
             "shares": {g: cents(share.get((g, i), 0)) for g in gs},
             "visibility": vis, "duration_s": round(r.duration_s, 3),
         })
-
-    return {
-        **meta,
-        "score": cents(total), "max_score": cents(maximum),
-        "groups": group_rows, "groups_without_checks": empty, "checks": checks,
-        "counts": {str(s): sum(1 for r in results if r.status == s) for s in Status},
-        "check_bugs": sum(1 for r in results if r.cause == Cause.CHECK_BUG),
-    }
+    return checks, total, maximum
 
 
 def _statements(clause) -> dict:

@@ -6,7 +6,7 @@ import pytest
 
 from graders.audit.cli import main
 from graders.audit.spec_audit import audit_spec
-from spec import SPEC_DIR
+from spec import SPEC_DIR, load_spec
 
 from .conftest import edited_copy
 
@@ -22,7 +22,9 @@ def test_bundled_specs_are_consistent(name, capsys):
     assert main(["spec", name]) == 0
     r = audit_spec(name)
     kinds = {c.kind for c in r.checks}
-    assert kinds == {"quantity", "statement", "coverage"} and all(c.ok for c in r.checks)
+    assert kinds == {"quantity", "statement", "coverage", "contract"} and all(c.ok for c in r.checks)
+    # every function of the contract is called by some check
+    assert {c.subject for c in r.checks if c.kind == "contract"} == set(load_spec(name).contract.names)
     # every quantity recomputed, every method-"spec" clause accounted for
     assert sum(c.kind == "quantity" for c in r.checks) == 7
     assert {c.subject for c in r.checks if c.kind == "coverage"} == {

@@ -81,3 +81,17 @@ def _value(literal: str):
         return ast.literal_eval(literal)
     except (ValueError, SyntaxError):
         return None
+
+
+def test_parameter_check_follows_tied(tmp_path):
+    """The tying clause is read the way the spec ties: one extra parameter in the token count
+    is 'a tied model saves' under ANDREA's untied spec and 'untying adds' under GPT-2's."""
+    path = tmp_path / "plus_one.py"
+    path.write_text("from andrea_ref import *\nimport andrea_ref as _r\n"
+                    "def token_embedding_params(vocab_size, d_model):\n"
+                    "    return _r.token_embedding_params(vocab_size, d_model) + 1\n")
+    impl = load_impl(path)
+    for name, words in (("andrea-120m", "a tied model saves"),
+                        ("gpt2-small", "untying the output projection adds")):
+        (r,) = run_checks(impl, load_spec(name), profile="dev", select=["parameter_shares"])
+        assert r.status == "failed" and r.message.startswith(words), (name, r.message)

@@ -83,7 +83,8 @@ def param_count_errors(impl, spec):
 @check("PAR-SHARE-01", "PAR-SHARE-02", "PAR-UNTIED-01",
        requires=("token_embedding_params", "embedding_params"))
 def parameter_shares(impl, spec):
-    """The shares the course states follow from the implementation's counts."""
+    """The shares the course states follow from the implementation's counts; tying (or, for a
+    tied spec, untying) the output projection changes the model by exactly the token table."""
     m = spec.model
     tok = _count(impl, "token_embedding_params", m.vocab_size, m.d_model)
     emb = _count(impl, "embedding_params", m.vocab_size, m.context_length, m.d_model)
@@ -96,7 +97,11 @@ def parameter_shares(impl, spec):
                  "{stated} % ({clause})", name=name, value=value,
                  rounded=round_half_up(value, want.decimals or 0), stated=want.value,
                  clause=want.clause)
-    # Tying the output projection to the token table saves exactly the token table.
+    # The output projection is a (V, d_model) matrix: an untied spec's model would shrink by
+    # the token table if it were tied; a tied spec's model (whose embedding count is the same,
+    # the projection being the token table) would grow by it if it were untied.
     if tok != q["tied_savings_params"].value:
-        fail("a tied model saves {got:,} parameters by the implementation's count, but the "
+        fail("untying the output projection adds {got:,} parameters by the implementation's "
+             "count, but the spec says {want:,} (PAR-UNTIED-01)" if m.tied_embeddings else
+             "a tied model saves {got:,} parameters by the implementation's count, but the "
              "spec says {want:,} (PAR-UNTIED-01)", got=tok, want=q["tied_savings_params"].value)
