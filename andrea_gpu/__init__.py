@@ -30,7 +30,7 @@ def engine(backend: str | None = None) -> Engine:
     be = get_backend(backend)
     if be.name not in _ENGINES:
         _ENGINES[be.name] = Engine(be, kernel_source("embedding.cu"), "embedding.cu",
-                                   native=True, cosine_source=kernel_source("cosine.cu"))
+                                   cosine_source=kernel_source("cosine.cu"))
     return _ENGINES[be.name]
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,6 +109,15 @@ class KernelContract:
             return cls(raw["arch"], eps, shapes, raw["launch"]["rule"])
         except (KeyError, TypeError) as exc:
             raise SubmissionError(f"the kernel contract is incomplete (missing {exc})") from None
+
+    def to_data(self) -> dict:
+        """The contract as the spec's ``kernels:`` mapping (what from_data reads)."""
+        return {"arch": self.arch,
+                "entry_points": [{"name": e.name, "grid": e.grid, "computes": e.computes,
+                                  "params": [{"name": n, "type": t} for n, t in e.params]}
+                                 for e in self.entry_points],
+                "launch": {"test_shapes": [list(s) for s in self.test_shapes],
+                           "rule": self.rule}}
 
     def entry(self, name: str) -> EntryPoint:
         for ep in self.entry_points:
@@ -310,6 +320,9 @@ class KernelHost:
         self._be = backend
         self._validate = validate
         self._shapes = ShapeCycle(contract.test_shapes)
+        #: compute-sanitizer findings per kernel (GPU only, see andrea_gpu.sanitizer)
+        self.sanitizer_findings: dict[str, list] = {}
+        self.sanitizer_note = ""
 
     @property
     def backend(self) -> str:
@@ -327,6 +340,9 @@ class KernelHost:
         barrier per element costs threads x barriers context switches there, and the small
         calls already cycle through every shape and both schedules.
         """
+        if self.sanitizer_findings.get(name):
+            from .executor import KernelError
+            raise KernelError(self.sanitizer_findings[name][0].message())
         kernel = self._mod.get_function(name)
         if self._be.name == "cpu" and shape is None and work > BIG_WORK:
             grid, block = ShapeCycle.resolve(min(self.contract.test_shapes, key=lambda s: s[1]),
@@ -606,8 +622,12 @@ class KernelHost:
 
 
 def load_kernel_submission(path, contract: KernelContract, validate, *,
-                           backend: str | None = None) -> KernelHost:
+                           backend: str | None = None, sanitize: bool = True) -> KernelHost:
     """Build a submitted .cu for `backend` (default: cuda if available, else the CPU executor).
+
+    On a CUDA device (and sanitize=True) every entry point is first exercised under NVIDIA
+    compute-sanitizer (memcheck, racecheck, synccheck; andrea_gpu.sanitizer): its findings are
+    raised as KernelError at the first call that launches that kernel.
 
     Raises SubmissionError (with the compiler log) when includes are refused, entry points are
     missing, a signature differs from the contract, or the source does not build.
@@ -632,7 +652,19 @@ def load_kernel_submission(path, contract: KernelContract, validate, *,
             raise
         raise SubmissionError(f"kernel submission {name} does not build for the GPU",
                               str(exc)) from None
-    return KernelHost(path, module, be, contract, validate)
+    kernels = KernelHost(path, module, be, contract, validate)
+    if be.name == "cuda" and sanitize:
+        from . import sanitizer
+        ok, why = sanitizer.available()
+        if ok:
+            try:
+                for f in sanitizer.run(path, contract.to_data()):
+                    kernels.sanitizer_findings.setdefault(f.kernel, []).append(f)
+            except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+                kernels.sanitizer_note = f"compute-sanitizer did not run: {exc}"
+        else:
+            kernels.sanitizer_note = f"compute-sanitizer skipped: {why}"
+    return kernels
 
 
 __all__ = ["ALLOWED_HEADERS", "EntryPoint", "KernelContract", "KernelContractError", "KernelHost",

@@ -1,10 +1,9 @@
 """Host code of andrea_gpu: argument checks, buffers and kernel launches, for any backend.
 
-An ``Engine`` binds a backend (cuda or the CPU executor) to a kernel source. andrea_gpu's own
-engine uses the full kernel set of ``kernels/embedding.cu`` and ``kernels/cosine.cu`` (float32
-and float64 variants, deterministic backward); an engine for a student's kernel submission uses
-only the entry points of the spec's kernel contract (float32), and hands other dtypes to
-andrea_ref so that the Python-level contract still holds.
+An ``Engine`` binds a backend (cuda or the CPU executor) to andrea_gpu's kernel sources: the
+full kernel set of ``kernels/embedding.cu`` and ``kernels/cosine.cu`` (float32 and float64
+variants, deterministic backward). A student's kernel submission is hosted by
+``andrea_gpu.host`` instead (the contract's entry points only, no reference in reach).
 
 Every public method raises the reference's errors before any launch (``andrea_ref.validate``),
 so both implementations fail alike; ids that slip past (never, in practice) are caught on the
@@ -15,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-import andrea_ref
 from andrea_ref import validate
 
 INT32_MAX = np.iinfo(np.int32).max
@@ -31,18 +29,15 @@ def _int32(name: str, value: int) -> np.int32:
 class Engine:
     """Launches one kernel source on one backend.
 
-    native=True: andrea_gpu's own kernels (every dtype path, the deterministic sorted
-    backward). native=False: only the contract entry points (andrea_lookup,
-    andrea_embed_forward, andrea_embed_backward_token, andrea_embed_backward_position), float32.
-    shapes: callable (kind, n) -> (grid, block) overriding the backend's launch shapes.
+    andrea_gpu's own kernels (every dtype path, the deterministic sorted backward; a student's
+    kernel submission goes through andrea_gpu.host instead). shapes: callable (kind, n) ->
+    (grid, block) overriding the backend's launch shapes.
     """
 
     def __init__(self, backend, embedding_source: str, name: str = "embedding.cu", *,
-                 native: bool = True, cosine_source: str | None = None,
-                 deterministic: bool = True, shapes=None):
+                 cosine_source: str | None = None, deterministic: bool = True, shapes=None):
         self.be = backend
         self.shapes = shapes or backend.shape
-        self.native = native
         self.deterministic = deterministic
         self.mod = backend.module(embedding_source, name)
         self.cos_mod = backend.module(cosine_source, "cosine.cu") if cosine_source else None
@@ -85,17 +80,7 @@ class Engine:
             return np.empty(out_shape, dtype=table.dtype)
         n = ids.size
         num_rows = _int32("the number of table rows", rows)
-        if not self.native:
-            if table.dtype != np.float32:
-                return andrea_ref.lookup(table, ids)
-            tab = self.be.asarray(table)
-            out = self.be.xp.empty((n, d), dtype=np.float32)
-            bad = self._bad_flag()
-            self._launch("andrea_lookup", "rows", n, (tab, self._ids(ids), out, np.int32(n),
-                                                      _int32("d_model", d), num_rows, bad))
-            self._check_bad(bad, ids, rows)
-            return self.be.asnumpy(out).reshape(out_shape)
-        # Native: a bit-exact gather of 32-bit words, for any dtype (rows padded to 4 bytes).
+        # A bit-exact gather of 32-bit words, for any dtype (rows padded to 4 bytes).
         row_bytes = d * table.dtype.itemsize
         words = -(-row_bytes // 4)
         raw = np.zeros((rows, words * 4), dtype=np.uint8)
@@ -128,12 +113,10 @@ class Engine:
         out_shape = ids.shape + (d,)
         if ids.size == 0 or d == 0:
             return np.empty(out_shape, dtype=dtype)
-        if dtype == np.float32 or (self.native and dtype == np.float16):
+        if dtype in (np.float32, np.float16):
             kernel, work = "andrea_embed_forward", np.float32
-        elif self.native and dtype == np.float64:
+        elif dtype == np.float64:
             kernel, work = "andrea_embed_forward_f64", np.float64
-        elif not self.native:
-            return andrea_ref.embed(ids, token_table, position_table)
         else:
             raise TypeError(f"andrea_gpu computes the embedding in float16, float32 or "
                             f"float64, not in {dtype}")
@@ -171,8 +154,6 @@ class Engine:
             token_ids, grad_out, vocab_size, context_length)
         dtype = grad_out.dtype
         d = grad_out.shape[-1]
-        if not self.native and dtype != np.float32:
-            return andrea_ref.embed_backward(ids, grad_out, vocab_size, context_length)
         work = np.float32 if dtype in (np.float16, np.float32) else np.float64
         det = self.deterministic if deterministic is None else bool(deterministic)
         if ids.size and d:
@@ -197,7 +178,7 @@ class Engine:
         grad_pos = xp.zeros((context_length, d), dtype=g.dtype)
         d32, v32 = _int32("d_model", d), _int32("vocab_size", vocab_size)
         bad = self._bad_flag()
-        if deterministic and self.native:
+        if deterministic:
             # Sort by (id, flat index): unique keys, so any sort gives the same order.
             flat = ids.astype(np.int64)
             order = xp.argsort(flat * n + xp.arange(n, dtype=np.int64)).astype(np.int32)
@@ -209,9 +190,9 @@ class Engine:
             self._launch(f"andrea_embed_backward_token_sorted{suffix}", "rows", nseg,
                          (order, seg, np.int32(nseg), ids, g, grad_token, d32, v32, bad))
         else:
-            self._launch(f"andrea_embed_backward_token{suffix if self.native else ''}", "rows", n,
+            self._launch(f"andrea_embed_backward_token{suffix}", "rows", n,
                          (ids, g, grad_token, np.int32(n), d32, v32, bad), deterministic=False)
-        self._launch(f"andrea_embed_backward_position{suffix if self.native else ''}", "flat",
+        self._launch(f"andrea_embed_backward_position{suffix}", "flat",
                      t * d, (g, grad_pos, np.int32(n // t), np.int32(t), d32))
         return grad_token, grad_pos, bad
 

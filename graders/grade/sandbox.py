@@ -225,6 +225,7 @@ KERNEL_RUNTIME = {
     "andrea_gpu/host.py": "andrea_gpu/host.py",
     "andrea_gpu/backend.py": "andrea_gpu/backend.py",
     "andrea_gpu/nvrtc.py": "andrea_gpu/nvrtc.py",
+    "andrea_gpu/sanitizer.py": "andrea_gpu/sanitizer.py",
     "andrea_gpu/executor/__init__.py": "andrea_gpu/executor/__init__.py",
     "andrea_gpu/executor/build.py": "andrea_gpu/executor/build.py",
     "andrea_gpu/executor/launch.py": "andrea_gpu/executor/launch.py",
