@@ -119,8 +119,11 @@ struct Fiber {
 // orders them: different blocks (nothing orders blocks within a launch), or the same block in
 // the same barrier epoch. Atomics are not instrumented (prelude.h), so they never conflict.
 // site: code address relative to this library's launch(), 32 bits (one library is small).
-struct Acc { int32_t site; uint32_t blk, epoch; uint16_t thr, write; };
-struct Cell { Acc w, r1, r2; };
+// mask: the bytes of the word the access touched (bit i = byte i), so that threads writing
+// neighbouring bytes (a char array) do not conflict.
+struct Acc { int32_t site; uint32_t blk, epoch; uint16_t thr; uint8_t write, mask; };
+// unwritten: bytes of the word no access has written yet (for shared-memory reads).
+struct Cell { Acc w, r1, r2; uint8_t unwritten; };
 static const uint32_t NONE = 0xFFFFFFFFu;
 static const size_t kWordsPerPage = 256;
 
@@ -238,15 +241,25 @@ static void report(const Range &r, uintptr_t addr, const Acc &now, const Acc *ot
     fail(RACE);
 }
 
-static inline bool conflicts(const Acc &a, uint32_t blk, uint32_t thr, uint32_t epoch) {
-    return a.blk != NONE && (a.blk != blk || (a.thr != thr && a.epoch == epoch));
+static inline bool conflicts(const Acc &a, const Acc &now) {
+    return a.blk != NONE && (a.mask & now.mask) &&
+           (a.blk != now.blk || (a.thr != now.thr && a.epoch == now.epoch));
 }
+
+// Shadow pages are kept from launch to launch (fresh memory costs a page fault per 4 KiB).
+static std::vector<Cell *> g_free_pages;
+static const size_t kKeepPages = 4096;  // about 50 MiB of shadow
 
 static Cell *cell_of(Range &r, uintptr_t addr) {
     size_t word = (addr - r.lo) >> 2, page = word / kWordsPerPage;
     Cell *&p = r.pages[page];
     if (!p) {
-        p = (Cell *)std::malloc(sizeof(Cell) * kWordsPerPage);
+        if (!g_free_pages.empty()) {
+            p = g_free_pages.back();
+            g_free_pages.pop_back();
+        } else {
+            p = (Cell *)std::malloc(sizeof(Cell) * kWordsPerPage);
+        }
         if (!p) { std::snprintf(g_msg, sizeof g_msg, "out of memory for race shadow"); fail(BAD_LAUNCH); }
         std::memset(p, 0xFF, sizeof(Cell) * kWordsPerPage);
     }
@@ -258,20 +271,23 @@ static void access_range(Range &r, uintptr_t a, size_t n, bool write, const void
     L->last = &r;
     uintptr_t end = a + n < r.hi ? a + n : r.hi;
     Acc now{(int32_t)((const char *)site - site_base()), L->blk, L->epoch, (uint16_t)L->thr,
-            (uint16_t)write};
+            (uint8_t)write, 0};
     for (uintptr_t w = a & ~(uintptr_t)3; w < end; w += 4) {
         uintptr_t at = w < r.lo ? r.lo : w;
+        uintptr_t from = a > w ? a : w, to = end < w + 4 ? end : w + 4;
+        now.mask = (uint8_t)(((1u << (to - w)) - 1) & ~((1u << (from - w)) - 1));
         Cell *c = cell_of(r, at);
-        if (conflicts(c->w, now.blk, now.thr, now.epoch)) report(r, at, now, &c->w);
+        if (conflicts(c->w, now)) report(r, from, now, &c->w);
         if (write) {
-            if (conflicts(c->r1, now.blk, now.thr, now.epoch)) report(r, at, now, &c->r1);
-            if (conflicts(c->r2, now.blk, now.thr, now.epoch)) report(r, at, now, &c->r2);
+            if (conflicts(c->r1, now)) report(r, from, now, &c->r1);
+            if (conflicts(c->r2, now)) report(r, from, now, &c->r2);
             c->w = now;
-            c->r1.blk = c->r2.blk = NONE;
+            c->unwritten &= (uint8_t)~now.mask;
+            if (now.mask == 0xF) c->r1.blk = c->r2.blk = NONE;
         } else {
             // Reported when the block ends, unless a write by another thread makes it a race.
-            if (r.arg < 0 && c->w.blk == NONE && !g_uninit_seen) {
-                record(g_uninit, r, at, now, nullptr);
+            if (r.arg < 0 && (c->unwritten & now.mask) && !g_uninit_seen) {
+                record(g_uninit, r, from, now, nullptr);
                 g_uninit_seen = true;
             }
             if (c->r1.blk == NONE || (c->r1.blk == now.blk && c->r1.thr == now.thr)) c->r1 = now;
@@ -293,7 +309,12 @@ static inline void access(const void *ptr, size_t n, bool write, const void *sit
 }
 
 static void clear_shadow(Range &r) {
-    for (Cell *&p : r.pages) { std::free(p); p = nullptr; }
+    for (Cell *&p : r.pages) {
+        if (!p) continue;
+        if (g_free_pages.size() < kKeepPages) g_free_pages.push_back(p);
+        else std::free(p);
+        p = nullptr;
+    }
 }
 
 static void set_current(int i) {

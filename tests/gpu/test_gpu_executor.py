@@ -194,3 +194,12 @@ def test_unchecked_builds_skip_the_race_checker():
     y = np.zeros(3, dtype=np.float32)
     mod.get_function("scatter_plain")((1,), (32,), (idx, np.int32(4), y))
     assert y.tolist() == [2.0, 1.0, 1.0]
+
+
+def test_neighbouring_bytes_are_different_locations(selftest_module):
+    out = np.zeros(64, dtype=np.int32)
+    selftest_module.get_function("byte_flags")((1,), (64,), (out,))
+    assert out.tolist() == [(t + 1) % 64 for t in range(64)]
+    with pytest.raises(RaceError, match=r"byte_flags_racy: data race on shared memory at byte "
+                                        r"offset \d+ at lines selftest.cu:\d+ and selftest.cu:\d+"):
+        selftest_module.get_function("byte_flags_racy")((1,), (64,), (np.zeros(64, np.int32),))

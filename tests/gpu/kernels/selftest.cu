@@ -113,3 +113,19 @@ extern "C" __global__ void scatter_atomic(const float *v, const int *idx, int n,
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
         atomicAdd(y + idx[i], v[i]);
 }
+
+// Neighbouring threads write neighbouring bytes of shared memory: no race (byte granularity);
+// then each reads its neighbour's byte after the barrier.
+extern "C" __global__ void byte_flags(int *out) {
+    __shared__ unsigned char flags[1024];
+    flags[threadIdx.x] = (unsigned char)(threadIdx.x & 0x7F);
+    __syncthreads();
+    out[threadIdx.x] = flags[(threadIdx.x + 1) % blockDim.x];
+}
+
+// The same without the barrier: thread t reads the byte thread t+1 writes.
+extern "C" __global__ void byte_flags_racy(int *out) {
+    __shared__ unsigned char flags[1024];
+    flags[threadIdx.x] = (unsigned char)(threadIdx.x & 0x7F);
+    out[threadIdx.x] = flags[(threadIdx.x + 1) % blockDim.x];
+}
