@@ -141,6 +141,19 @@ class KernelContract:
 
 
 # ----------------------------------------------------------------------------- source checks
+def _digit_separator(s: str, i: int) -> bool:
+    """Whether the quote at s[i] separates digits of a number (C++14 ``1'000``), not a
+    character literal."""
+    k = i
+    while k > 0 and (s[k - 1].isalnum() or s[k - 1] in "_.'"):
+        k -= 1
+    token = s[k:i]
+    return bool(token) and (token[0].isdigit() or (token[0] == "." and token[1:2].isdigit()))
+
+
+_RAW_STRING = re.compile(r"(?<![A-Za-z0-9_])(?:u8|u|U|L)?R\"")
+
+
 def _logical_lines(text: str) -> list[tuple[int, str]]:
     """(first physical line number, text) of each logical line: line splices joined, comments
     blanked (string and character literals respected), as the preprocessor sees them."""
@@ -175,6 +188,9 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
                 in_block, i = True, i + 2
             elif s.startswith("//", i):
                 break
+            elif s[i] == "'" and _digit_separator(s, i):
+                res.append(s[i])
+                i += 1
             elif s[i] in "\"'":
                 q, j = s[i], i + 1
                 while j < n and s[j] != q:
@@ -196,7 +212,18 @@ def check_includes(text: str, name: str) -> None:
     errors = []
     if "??=" in text or "??/" in text:
         errors.append((1, "trigraphs (??= ??/) are not accepted"))
-    for num, line in _logical_lines(text):
+    for num, raw in enumerate(text.split("\n"), 1):
+        if _RAW_STRING.search(raw):  # they span lines and could hide directives from this check
+            errors.append((num, "raw string literals (R\"...\") are not allowed in a kernel "
+                                "submission"))
+    # Lines that look like directives are checked as written too, whatever a comment or a
+    # line splice around them might mean to one compiler or another.
+    lines = _logical_lines(text)
+    physical = text.split("\n")
+    lines += [(num, raw) for num, raw in enumerate(physical, 1)
+              if raw.lstrip().startswith(("#", "%:"))
+              and not (num > 1 and physical[num - 2].endswith("\\"))]  # a macro's next line
+    for num, line in lines:
         # outside string literals: words that reach files or raw assembly
         code = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', '""', line)
         m = _FORBIDDEN_WORDS.search(code)
@@ -228,6 +255,7 @@ def check_includes(text: str, name: str) -> None:
                     errors.append((num, f"#pragma {rest[:40]} is not allowed (only #pragma "
                                         f"unroll and #pragma once are)"))
     if errors:
+        errors = sorted(set(errors))
         log = "\n".join(f"{name}:{num}: error: {msg}" for num, msg in errors[:20])
         raise SubmissionError(f"kernel submission {name} was refused", log)
 

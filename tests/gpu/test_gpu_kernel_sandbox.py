@@ -33,6 +33,15 @@ ROOT = Path(__file__).resolve().parents[2]
     '#if __has_include("/proc/self/cwd/../project/spec/andrea-120m.yaml")\n#endif',
     '_Pragma("GCC dependency \\"/etc/passwd\\"")',
     'const char *s = "/*"; \n#include "x.cu"\n// */',
+    # a digit separator must not open a character literal that hides a comment start
+    "int x = 1'2 + '/*';\n#include \"x.cu\"\n// */",
+    "int x = 1'2 + '/*';\nasm(\".incbin \\\"/etc/passwd\\\"\");\n// */",
+    # a raw string spanning lines could hide what follows
+    'const char *s = R"x(\n/*\n)x";\n#include "x.cu"\n// */',
+    # a line that looks like a directive is checked even inside a block comment
+    '/*\n#include "x.cu"\n*/',
+    # backslash-space-newline: a splice for g++, maybe not for NVRTC
+    '// a comment \\ \n#include "x.cu"',
 ])
 def test_ways_to_reach_other_files_are_refused(line):
     with pytest.raises(SubmissionError, match=r"refused") as err:
@@ -45,6 +54,8 @@ def test_ways_to_reach_other_files_are_refused(line):
     "#pragma unroll", "#pragma unroll 4", "#define N 32\n#ifdef N\n#endif",
     'const char *s = "#include \\"x.cu\\" asm";', "// #include \"x.cu\"",
     "/* asm(\".incbin\") */", "int assembly = 1; float asm_like = 2.0f;",
+    "int big = 1'000'000; char c = 'x'; char q = '\\'';", "float f = .5'0f; // '",
+    "#define STR(x) \\\n    #x",
 ])
 def test_ordinary_kernel_text_is_accepted(line):
     check_includes(f"{line}\n", "student.cu")
