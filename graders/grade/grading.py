@@ -170,14 +170,18 @@ def spec_digest(spec: Spec, profile: str) -> str:
 #: checker, two schedules) unless a GPU exists: it gets this many times the per-call limit,
 #: within the per-check and total limits, which stay as they are.
 KERNEL_CALL_FACTOR = 4
+#: Starting a kernel submission's worker compiles it twice (NVRTC, then g++ with the race
+#: checker's instrumentation): twice the start-up limit.
+KERNEL_STARTUP_FACTOR = 2
 
 
 def kernel_limits(limits: Limits) -> Limits:
-    """The limits of a kernel submission (see KERNEL_CALL_FACTOR)."""
+    """The limits of a kernel submission (see KERNEL_CALL_FACTOR, KERNEL_STARTUP_FACTOR)."""
     import dataclasses
 
-    return dataclasses.replace(limits, call_timeout=min(
-        limits.call_timeout * KERNEL_CALL_FACTOR, limits.check_timeout))
+    return dataclasses.replace(
+        limits, call_timeout=min(limits.call_timeout * KERNEL_CALL_FACTOR, limits.check_timeout),
+        startup_timeout=min(limits.startup_timeout * KERNEL_STARTUP_FACTOR, limits.total_timeout))
 
 
 def _kernel_hints(results: list[CheckResult]) -> None:

@@ -116,3 +116,23 @@ def test_the_commonest_kernel_bug_loses_points_through_the_grader():
     assert chk["status"] == "failed" and rep["score"] == 0
     assert "data race on argument 2 (grad_token)" in chk["message"]
     assert "bug_missing_atomic.cu:43" in chk["message"]
+
+
+def test_kernel_time_limits_and_hints_speak_of_kernels():
+    from graders.conformance.outcome import Cause, FaultKind
+    from graders.conformance.runner import CheckResult
+    from graders.grade import messages as M
+    from graders.grade.grading import KERNEL_CALL_FACTOR, _kernel_hints, kernel_limits
+    from graders.grade.sandbox import Limits
+
+    base = Limits()
+    lim = kernel_limits(base)
+    assert lim.call_timeout == min(base.call_timeout * KERNEL_CALL_FACTOR, base.check_timeout)
+    assert lim.startup_timeout > base.startup_timeout and lim.total_timeout == base.total_timeout
+    timeout = CheckResult("c", ("X-01",), "failed", cause=Cause.FAULT,
+                          details={"fault": str(FaultKind.TIMEOUT)})
+    imported = CheckResult("d", ("X-02",), "failed", cause=Cause.IMPORT_ERROR)
+    _kernel_hints([timeout, imported])
+    assert timeout.hint == M.HINT_TIMEOUT_KERNEL and "__syncthreads" in timeout.hint
+    assert "Python" not in timeout.hint
+    assert imported.hint == M.IMPORT_HINT_KERNEL
