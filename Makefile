@@ -33,4 +33,4 @@ selfcheck-wheel: venv
 	$(VENV)/bin/andrea-grade student-kit --output dist
 
 clean:
-	rm -rf $(VENV) .hypothesis .pytest_cache build *.egg-info
+	rm -rf $(VENV) .hypothesis .pytest_cache build dist *.egg-info

@@ -100,3 +100,20 @@ def test_batch_usage_errors(tmp_path, capsys):
     assert cli.main(["batch", str(tmp_path / "s"), "--similarity-threshold", "2"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "--csv" in err[0] and "--similarity-threshold" in err[1]
+
+
+def test_html_feedback_is_escaped_and_translated(batch):
+    import json
+    import sqlite3
+
+    from graders.grade.batch_reports import feedback_text
+
+    out, _ = batch
+    con = sqlite3.connect(out.parent / "gb.sqlite")
+    report = next(json.loads(r[0]) for r in con.execute("SELECT report FROM grades")
+                  if json.loads(r[0])["score"] < json.loads(r[0])["max_score"])
+    report["checks"][0]["message"] = "<script>alert(1)</script>"
+    report["checks"][0]["status"] = "failed"
+    page = feedback_text(report, "ko", "html", "<b>eve</b>.py")
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert "&lt;b&gt;eve&lt;/b&gt;.py" in page and "총점" in page
