@@ -199,6 +199,10 @@ class Spec:
                 return c
         raise KeyError(f"spec {self.name} has no clause {clause_id!r}")
 
+    def quantity_values(self) -> list["QuantityValue"]:
+        """Every quantity recomputed from its expression (see :func:`evaluate_quantities`)."""
+        return evaluate_quantities(self.raw["model"], self.raw["quantities"])
+
     def tolerance(self, dtype) -> Mapping[str, float]:
         """Tolerances for `dtype` (a numpy dtype or its name); float32's for narrower types."""
         name = getattr(dtype, "name", str(dtype))

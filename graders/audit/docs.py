@@ -37,7 +37,7 @@ from typing import Callable, Iterable
 
 import yaml
 
-from spec import Spec, evaluate, evaluate_quantities
+from spec import Spec, evaluate
 
 from .numbers import (KOREAN_AMOUNT, LITERAL, LOCALES, Reading, Token, alternative_locales, fmt,
                       read_korean, read_literal, round_to)
@@ -80,7 +80,7 @@ def build_facts(spec: Spec, rules: dict) -> dict[str, Fact]:
     facts["last_component"] = Fact("last_component", rules["model_facts"]["d_model"],
                                    Decimal(m.d_model - 1), "index",
                                    src.get(rules["model_facts"]["d_model"], ""), "d_model - 1")
-    for v in evaluate_quantities(spec.raw["model"], spec.raw["quantities"]):
+    for v in spec.quantity_values():
         kind = "percent" if v.name.endswith("_percent") else "count"
         facts[v.name] = Fact(v.name, v.clause, Decimal(repr(v.exact)), kind,
                              src.get(v.clause, ""), v.expr)

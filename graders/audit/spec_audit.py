@@ -22,7 +22,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 
-from spec import Spec, SpecError, evaluate_quantities, load_spec
+from spec import Spec, SpecError, load_spec
 
 from .docs import build_facts, load_rules, stated_init_std
 from .numbers import LITERAL, fmt, read_literal, round_to
@@ -71,7 +71,7 @@ def audit_spec(spec_arg) -> SpecReport:
 def quantity_checks(spec: Spec) -> list[SpecCheck]:
     """Every quantity recomputed by the loader's own evaluation, with how it was checked."""
     return [SpecCheck("quantity", v.name, v.clause, v.ok, v.detail())
-            for v in evaluate_quantities(spec.raw["model"], spec.raw["quantities"])]
+            for v in spec.quantity_values()]
 
 
 _STATEMENT_NUMBER = re.compile(rf"(?<![\w.])(?P<n>{LITERAL})(?P<m>M(?![A-Za-z]))?(?P<p>\s?%)?")

@@ -84,6 +84,7 @@ def init_mean_and_std(impl, spec):
     mu = model.init_mean
     hint = hints.INIT_SCALE if model.init_std_expr.replace(" ", "") == "1/sqrt(d_model)" \
         else hints.INIT_STD
+    constant_std = model.init_std_at(1) == model.init_std_at(model.d_model + 1)
 
     @given(d=_sizes(spec), seed=st.integers(0, 2**32 - 1))
     def prop(d, seed):
@@ -104,7 +105,9 @@ def init_mean_and_std(impl, spec):
         chi2 = float(np.sum((x - mu) ** 2)) / sigma**2
         lo, hi = stats.chi2.ppf(alpha / 2, n), stats.chi2.isf(alpha / 2, n)
         if not lo <= chi2 <= hi:
-            fail("std={std:.4g}, but should be {expr} = {want:.4g} for d_model={d} "
+            fail("std={std:.4g}, but should be {want:.4g} (allowed {lo:.4g}..{hi:.4g} at N={n})"
+                 if constant_std else
+                 "std={std:.4g}, but should be {expr} = {want:.4g} for d_model={d} "
                  "(allowed {lo:.4g}..{hi:.4g} at N={n})", call, hint,
                  std=std, expr=model.init_std_expr, want=sigma, d=d,
                  lo=math.sqrt(lo / n) * sigma, hi=math.sqrt(hi / n) * sigma, n=n)
