@@ -151,8 +151,9 @@ def gradescope(report: dict, lang: str = "en", sections: dict | None = None) -> 
         "stdout_visibility": "hidden",
         "tests": tests,
         # For the staff (Gradescope shows students only the fields above): copy flags, with
-        # figures only, never the reference's text.
+        # figures only, never the reference's text; Gradescope stores `extra_data`.
         "flags": list(report.get("flags", [])),
+        "extra_data": {"flags": list(report.get("flags", []))},
     }
 
 

@@ -16,7 +16,9 @@ The zip holds, at its top level:
   when the zip is made, so the image builds without a checkout;
 * the spec file, when ``--spec`` is a path rather than a bundled name.
 
-``ANDREA_AUTOGRADER_ROOT`` (default ``/autograder``) and ``ANDREA_VENV`` (default
+Gradescope unpacks the zip into ``/autograder/source`` and copies ``run_autograder`` to
+``/autograder/run_autograder``; the scripts find the zip's files in ``$ROOT/source`` (or beside
+themselves). ``ANDREA_AUTOGRADER_ROOT`` (default ``/autograder``) and ``ANDREA_VENV`` (default
 ``$ROOT/andrea-venv``) relocate both scripts, which is how the test suite runs them.
 """
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import stat
 import subprocess
@@ -48,8 +51,9 @@ SETUP_SH = r"""#!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder image (Ubuntu 22.04 base).
 # Made by andrea-grade gradescope-zip.
 set -euo pipefail
-cd "$(dirname "$0")"
 ROOT="${ANDREA_AUTOGRADER_ROOT:-/autograder}"
+# The zip is unpacked in $ROOT/source; run from there (or from beside this script).
+cd "$ROOT/source" 2>/dev/null || cd "$(dirname "$0")"
 VENV="${ANDREA_VENV:-$ROOT/andrea-venv}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
@@ -80,8 +84,10 @@ RUN_AUTOGRADER = r"""#!/usr/bin/env bash
 # It always leaves a valid results.json: on any failure, score 0 and a message for the student;
 # the reason is printed on standard output, which only the staff see.
 set -uo pipefail
-HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="${ANDREA_AUTOGRADER_ROOT:-/autograder}"
+# Gradescope copies this script to $ROOT/run_autograder; the zip's files are in $ROOT/source.
+SRC="$ROOT/source"
+[ -d "$SRC" ] || SRC="$(cd "$(dirname "$0")" && pwd)"
 VENV="${ANDREA_VENV:-$ROOT/andrea-venv}"
 RESULTS="$ROOT/results/results.json"
 mkdir -p "$ROOT/results"
@@ -176,31 +182,32 @@ def build_selfcheck_wheel(dest: str | Path) -> Path:
 
 def fallback_result(lang: str) -> str:
     t = Translator(lang)
+    flags = [{"kind": "grader_failed", "message": t(M.AUTOGRADER_FAILED)}]
     return json.dumps({"score": 0, "output": t(M.AUTOGRADER_FAILED), "tests": [],
                        "visibility": "visible", "stdout_visibility": "hidden",
-                       "flags": [{"kind": "grader_failed", "message": t(M.AUTOGRADER_FAILED)}]},
-                      ensure_ascii=False)
+                       "extra_data": {"flags": flags}, "flags": flags}, ensure_ascii=False)
 
 
 def build_zip(output: str | Path, *, spec_arg: str | None = None, lang: str = "en",
-              profile: str = "grading") -> Path:
-    """Write the autograder zip; returns its path."""
+              profile: str = "grading", wheel: str | Path | None = None) -> Path:
+    """Write the autograder zip; returns its path. `wheel`: a wheel of this package already
+    built (else one is built from the source tree)."""
     from spec import SPEC_DIR, load_spec
 
     output = Path(output)
     _check_output(output)
     spec = load_spec(spec_arg)  # SpecError for a bad spec: the caller reports it
-    args = ["--lang", lang, "--profile", profile]
+    args = ["--lang", shlex.quote(lang), "--profile", shlex.quote(profile)]
     spec_file = None
     if spec.path.parent.resolve() == SPEC_DIR.resolve():
-        args += ["--spec", spec.name]
+        args += ["--spec", shlex.quote(spec.name)]
     else:
         spec_file = spec.path
-        args += ["--spec", f'"$HERE/{spec.path.name}"']
+        args += ["--spec", '"$SRC"/' + shlex.quote(spec.path.name)]
     run = (RUN_AUTOGRADER.replace("@ARGS@", " ".join(args))
            .replace("@FALLBACK@", fallback_result(lang)))
     with tempfile.TemporaryDirectory(prefix="andrea-zip-") as tmp:
-        wheel = build_wheel(Path(tmp))
+        wheel = Path(wheel) if wheel is not None else build_wheel(Path(tmp))
         part = output.with_name(f".{output.name}.part")
         with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as z:
             for name, text in (("setup.sh", SETUP_SH), ("run_autograder", run)):

@@ -28,7 +28,7 @@ def autograder(tmp_path_factory):
         z.extractall(src)
     for name in ("setup.sh", "run_autograder"):
         os.chmod(src / name, (infos[name].external_attr >> 16) & 0o777)
-    return out, infos, src
+    return out, infos, src, d
 
 
 def _fake_root(tmp_path, files):
@@ -49,7 +49,7 @@ def _run(src, root, **env):
 
 
 def test_zip_layout(autograder):
-    out, infos, src = autograder
+    out, infos, src, _ = autograder
     assert {"setup.sh", "run_autograder"} <= set(infos)
     wheels = [n for n in infos if n.endswith(".whl")]
     assert len(wheels) == 1 and "/" not in wheels[0]
@@ -66,7 +66,7 @@ def test_zip_layout(autograder):
 
 
 def test_run_autograder_grades_the_submission(autograder, tmp_path):
-    _, _, src = autograder
+    _, _, src, _ = autograder
     root = _fake_root(tmp_path, {"submission.py": PARTIAL})
     res, _ = _run(src, root)
     assert 0 < res["score"] < 100                      # partial credit for what it defines
@@ -75,7 +75,7 @@ def test_run_autograder_grades_the_submission(autograder, tmp_path):
 
 
 def test_run_autograder_never_leaves_results_missing_or_invalid(autograder, tmp_path):
-    _, _, src = autograder
+    _, _, src, _ = autograder
     empty = _fake_root(tmp_path, {})                   # nothing handed in: graded, score 0
     res, _ = _run(src, empty)
     assert res["score"] == 0 and res["tests"]
@@ -92,3 +92,25 @@ def test_zip_errors_are_one_line(tmp_path, capsys):
                      str(tmp_path / "missing.yaml")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("andrea-grade: ") for line in err)
+
+
+def test_a_spec_given_as_a_path_travels_in_the_zip(autograder, tmp_path):
+    from graders.grade.gradescope_zip import build_zip
+    from spec import SPEC_DIR
+
+    _, infos, _, d = autograder
+    (wheel,) = (d / "source").glob("*.whl")
+    mine = tmp_path / "my course's spec.yaml"
+    shutil.copy(SPEC_DIR / "gpt2-small.yaml", mine)
+    out = build_zip(tmp_path / "ag.zip", spec_arg=str(mine), profile="dev", wheel=wheel)
+    src = tmp_path / "autograder" / "source"      # where Gradescope unpacks it
+    with zipfile.ZipFile(out) as z:
+        assert mine.name in z.namelist()
+        z.extractall(src)
+    os.chmod(src / "run_autograder", 0o755)
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir()
+    (root / "andrea-venv").symlink_to(Path(sys.prefix))
+    res, stdout = _run(src, root)
+    assert res["score"] == 0 and res["tests"], stdout       # graded (nothing handed in)
+    assert "andrea-grade failed" not in stdout
