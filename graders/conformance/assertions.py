@@ -13,6 +13,7 @@ and relative to the problem's scale (not the result's) where it sums.
 from __future__ import annotations
 
 import math
+import reprlib
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -41,6 +42,59 @@ class Shown(str):
         self.value = value
 
 
+# The most characters any value of an implementation takes in a message. Values are shown
+# through bounded_repr, which never builds the whole repr of a large value first.
+MAX_VALUE_CHARS = 200
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = MAX_VALUE_CHARS
+_REPR.maxlong = 60
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 8
+_REPR.maxlevel = 3
+
+
+class BoundedValue(str):
+    """A value shown through :func:`bounded_repr`: repr and every format spec give that text."""
+
+    def __repr__(self) -> str:
+        return str.__str__(self)
+
+    def __format__(self, spec: str) -> str:
+        return str.__str__(self)
+
+
+def bounded_repr(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
+    """repr(value), at most `limit` characters, built without the whole repr of a large value."""
+    if isinstance(value, np.ndarray):
+        text = describe(value)
+    elif isinstance(value, (str, bytes, bytearray)) and len(value) > limit:
+        unit = "characters" if isinstance(value, str) else "bytes"
+        text = f"{value[:limit]!r}... ({len(value)} {unit})"
+    elif isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        text = f"<an int of {value.bit_length()} bits>"
+    else:
+        try:
+            text = _REPR.repr(value)
+        except Exception:  # noqa: BLE001 - a value whose repr fails is shown by its type
+            text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _bounded_field(value: Any) -> Any:
+    """A message field as is when small (numbers, short text), else its bounded repr."""
+    if value is None or isinstance(value, (bool, float, np.floating, np.bool_)):
+        return value
+    if isinstance(value, (int, np.integer)) and int(value).bit_length() <= 200:
+        return value
+    if type(value) is str and len(value) <= MAX_VALUE_CHARS:
+        return value
+    if (type(value) in (tuple, list) and len(value) <= 32
+            and all(type(v) is not type(value) and _bounded_field(v) is v for v in value)):
+        return value   # a shape, a short list of numbers
+    if isinstance(value, BoundedValue):
+        return value
+    return BoundedValue(bounded_repr(value))
+
+
 def describe(value: Any, limit: int = 8) -> str:
     """A short, readable form of an argument: small arrays inline, large ones by dtype and shape."""
     if isinstance(value, Shown):
@@ -51,8 +105,7 @@ def describe(value: Any, limit: int = 8) -> str:
         return f"<{value.dtype.name} array of shape {tuple(value.shape)}>"
     if isinstance(value, np.random.Generator):
         return "np.random.Generator(...)"
-    r = repr(value)
-    return r if len(r) <= 60 else r[:57] + "..."
+    return bounded_repr(value, 60)
 
 
 def call_repr(fn: str, *args: Any, **kwargs: Any) -> str:
@@ -66,13 +119,15 @@ def call_repr(fn: str, *args: Any, **kwargs: Any) -> str:
 
 def fail(template: str, call: str | None = None, hint: str | Callable[[], str | None] | None = None, *,
          cause: str = "wrong_value", **fields: Any):
-    """Raise the violation `template` (an English msgid with ``str.format`` fields).
+    """Raise the violation `template` (an English msgid with ``str.format`` fields); every field
+    that holds a value of the implementation is bounded (see bounded_repr).
 
     `hint` may be a function of no arguments: it is called only here, when the check fails, so
     a costly diagnosis (which common bug does this output match?) is not paid on every pass.
     """
     if callable(hint):
         hint = hint()
+    fields = {k: _bounded_field(v) for k, v in fields.items()}
     raise ConformanceError(template.format(**fields), hint=hint, cause=cause,
                            template=template, fields=fields, call=call)
 

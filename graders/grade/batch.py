@@ -303,6 +303,21 @@ def _flag(rows: list[dict], pairs) -> None:
             else f"{f['kind']} {f.get('similarity', 0):.2f}" for f in r["flag_list"])
 
 
+# A spreadsheet treats a cell starting with one of these as a formula (CSV injection).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """A value safe for a spreadsheet: text that could start a formula gets a leading ', and
+    control characters are shown as escapes; numbers stay numbers."""
+    if not isinstance(value, str):
+        return value
+    from .formats import inert
+
+    text = inert(value)
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
 def write_csv(path, rows, group_ids) -> None:
     check_ids: list[str] = []
     for r in rows:
@@ -315,7 +330,7 @@ def write_csv(path, rows, group_ids) -> None:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
         for r in rows:
-            w.writerow({**r, **r.get("checks", {})})
+            w.writerow({k: csv_cell(v) for k, v in {**r, **r.get("checks", {})}.items()})
 
 
 def write_histogram(path, rows, spec) -> None:
@@ -335,13 +350,16 @@ class ProgressBar:
                                        TimeElapsedColumn)
 
             self.p = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(),
-                              TimeElapsedColumn(), TextColumn("{task.description}"))
+                              TimeElapsedColumn(), TextColumn("{task.description}",
+                                                              markup=False))
             self.p.start()
             self.task = self.p.add_task("", total=total)
 
     def advance(self, name: str) -> None:
         if self.p is not None:
-            self.p.update(self.task, advance=1, description=name)
+            from .formats import inert
+
+            self.p.update(self.task, advance=1, description=inert(name))
 
     def close(self) -> None:
         if self.p is not None:

@@ -2,18 +2,51 @@
 (JUnit XML) and ``text`` (for a person; rich when writing to a terminal).
 
 Everything a student reads is translated here, from the language-neutral report.
+
+Every format is valid and inert for any submission: each public renderer first passes the
+report through :func:`inert_report`, which shows control characters (ANSI escapes, NUL, bidi
+overrides, anything XML 1.0 cannot hold) as visible ``\\x1b``-style escapes. Text output prints
+the submission's strings and file names without rich markup or emoji codes; Gradescope output
+declares ``output_format: text`` (shown as written, no HTML or Markdown).
 """
 
 from __future__ import annotations
 
 import io
 import json
+import re
 import xml.etree.ElementTree as ET
 
 from . import messages as M
 from .i18n import Translator
 
 FORMATS = ("text", "json", "gradescope", "junit")
+
+# C0 controls but tab and newline, DEL and C1 controls, bidi embeddings/overrides/isolates,
+# line/paragraph separators, lone surrogates and the two non-characters XML 1.0 refuses.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e"
+                     "\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+
+
+def _escape_char(m: re.Match) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def inert(text: str) -> str:
+    """`text` with every control character shown as a visible escape (\\x1b, \\u202e)."""
+    return _UNSAFE.sub(_escape_char, text)
+
+
+def inert_report(value):
+    """A copy of a report (or any part of one) whose strings, keys included, are inert."""
+    if isinstance(value, str):
+        return inert(value)
+    if isinstance(value, dict):
+        return {inert_report(k): inert_report(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [inert_report(v) for v in value]
+    return value
 
 
 def _section_title(spec_sections: dict, section: str, lang: str) -> str:
@@ -129,7 +162,8 @@ def _num(x: float):
 
 
 def gradescope(report: dict, lang: str = "en", sections: dict | None = None) -> dict:
-    """Gradescope's results.json."""
+    """Gradescope's results.json (every text declared plain: ``output_format: text``)."""
+    report = inert_report(report)
     t = Translator(lang)
     sections = sections or report.get("sections", {})
     tests = []
@@ -141,12 +175,16 @@ def gradescope(report: dict, lang: str = "en", sections: dict | None = None) -> 
             "score": c["score"], "max_score": c["max_score"],
             "status": "failed" if c.get("problem", c["status"] != "passed") else "passed",
             "output": _test_output(c, t, sections),
+            "output_format": "text",
             "visibility": c["visibility"],
         })
     return {
         "score": report["score"],
         "execution_time": round(report.get("execution_time", 0.0), 2),
         "output": summary(report, t),
+        "output_format": "text",
+        "test_output_format": "text",
+        "test_name_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
@@ -170,6 +208,7 @@ def _group_title(report: dict, check: dict) -> str:
 
 def as_json(report: dict, lang: str = "en") -> dict:
     """The Gradescope fields plus the whole report (groups, per-check details, metadata)."""
+    report = inert_report(report)
     out = gradescope(report, lang)
     out["max_score"] = report["max_score"]
     out["report"] = report
@@ -178,6 +217,8 @@ def as_json(report: dict, lang: str = "en") -> dict:
 
 
 def junit(report: dict, lang: str = "en") -> str:
+    """JUnit XML that parses whatever the submission printed or named itself."""
+    report = inert_report(report)
     t = Translator(lang)
     sections = report.get("sections", {})
     counts = report["counts"]
@@ -224,21 +265,24 @@ def junit(report: dict, lang: str = "en") -> str:
 def text(report: dict, lang: str = "en", *, color: bool = False, width: int = 100) -> str:
     """A person's view: a table of groups and checks, then feedback for each problem."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
+    report = inert_report(report)
     t = Translator(lang)
     sections = report.get("sections", {})
     buf = io.StringIO()
     con = Console(file=buf, force_terminal=color, color_system="auto" if color else None,
-                  width=width, highlight=False)
-    con.print(f"[bold]andrea-grade[/bold] {report.get('submission', '')} "
-              f"({report.get('spec', '')}, {t(M.ISOLATION, mode=report.get('isolation', {}).get('mode', '?'))})")
+                  width=width, highlight=False, emoji=False)
+    isolation = t(M.ISOLATION, mode=report.get("isolation", {}).get("mode", "?"))
+    con.print(f"[bold]andrea-grade[/bold] {escape(report.get('submission', ''))} "
+              f"({escape(report.get('spec', ''))}, {escape(isolation)})")
     table = Table(show_header=True, header_style="bold")
     for col in (M.GROUP, M.POINTS, M.SCORE, M.STATUS):
         table.add_column(t(col))
     for g in report["groups"]:
         ok = g["passed"] == g["checks"]
-        table.add_row(t(g["title"]), str(_num(g["points"])), str(_num(g["score"])),
+        table.add_row(escape(t(g["title"])), str(_num(g["points"])), str(_num(g["score"])),
                       ("[green]" if ok else "[red]") + t(M.CHECKS_PASSED, passed=g["passed"],
                                                            total=g["checks"]) + "[/]")
     con.print(table)
@@ -250,7 +294,8 @@ def text(report: dict, lang: str = "en", *, color: bool = False, width: int = 10
         if import_failed and c.get("cause") == "import_error":
             continue   # said once, below
         style = {"failed": "red", "error": "magenta", "not_run": "magenta"}.get(c["status"], "red")
-        con.rule(f"[{style}]{c['number']} {c['id']} ({', '.join(c['clauses'])})[/]", align="left")
+        con.rule(f"[{style}]{c['number']} {escape(c['id'])} "
+                 f"({escape(', '.join(c['clauses']))})[/]", align="left")
         con.print(check_feedback(c, t, sections), markup=False)
     con.print()
     con.print(summary(report, t, students=False, groups=False), markup=False)
