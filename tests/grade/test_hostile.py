@@ -7,7 +7,6 @@ grading went on (with a fresh worker after a hang, crash or exit). Checks run in
 (params, lookup, embed, init, backward, vectors), so most working checks come after the attack.
 """
 import json
-import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest
 from graders.grade import formats
 from graders.grade.sandbox import Limits
 
-from .conftest import HAS_BWRAP, HOSTILE, LIMITS, grade_path, needs_bwrap, statuses
+from .conftest import HAS_BWRAP, HOSTILE, LIMITS, grade_path, leftovers, needs_bwrap, statuses
 
 FAST_IMPORT = Limits.for_tests(startup_timeout=3.0, memory_mb=768)
 # hang_at_import never imports, so a short import limit changes nothing but the wait
@@ -92,19 +91,6 @@ def account(check: dict, rep: dict) -> str:
     return check["message"]
 
 
-def _cmdline_hits(needle: str) -> list[int]:
-    hits = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    if needle.encode() in f.read():
-                        hits.append(int(entry))
-            except OSError:
-                pass
-    return hits
-
-
 # Without bubblewrap these run with --sandbox none (trusted-code mode), where writing host
 # files cannot be contained: they only run where the grader would run them.
 NEEDS_ISOLATION = {"fake_results.py"}
@@ -128,7 +114,7 @@ def test_hostile_submission_is_graded_correctly(name, spec, tmp_path, monkeypatc
             assert text and text in account(got[check], rep), account(got[check], rep)
     assert rep["score"] == pytest.approx(score)
     # nothing the submission left behind survives grading
-    assert _cmdline_hits(f"submission/{name}") == []
+    assert leftovers(f"submission/{name}") == []
     assert list(tmp_path.iterdir()) == []          # it could not write into our folder
     for fmt in formats.FORMATS:
         _valid(formats.render(rep, fmt, "en"), fmt, rep)
@@ -159,7 +145,7 @@ def test_the_fork_bomb_is_contained_and_cleaned_up(spec, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     rep = grade_path(HOSTILE / "fork_bomb.py", spec, select=["init_reproducible_from_rng"])
     assert statuses(rep)["init_reproducible_from_rng"] in ("passed", "error")
-    assert _cmdline_hits("submission/fork_bomb.py") == []
+    assert leftovers("submission/fork_bomb.py") == []
 
 
 @needs_bwrap

@@ -23,8 +23,8 @@ import pytest
 from graders.grade import batch, cli, formats, grading, proxy as px, protocol as P, sandbox
 from graders.grade.grading import GraderError, load_submission
 
-from .conftest import (CORRECT, HAS_BWRAP, HOSTILE, LIMITS, SANDBOX, grade_path, needs_bwrap,
-                       statuses)
+from .conftest import (CORRECT, HAS_BWRAP, HOSTILE, LIMITS, SANDBOX, grade_path, leftovers,
+                       needs_bwrap, statuses)
 
 ATTACKS = Path(__file__).resolve().parent / "hostile"
 ALL_HOSTILE = sorted(ATTACKS.glob("*.py")) + sorted(HOSTILE.glob("*.py"))
@@ -38,19 +38,6 @@ def _check(rep, expected: dict) -> None:
         [(c["id"], c["status"], c["message"][:300]) for c in rep["checks"]]
     for cid, (_, text) in expected.items():
         assert text in got[cid]["message"], got[cid]["message"]
-
-
-def _cmdline_hits(needle: str) -> list[int]:
-    hits = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    if needle.encode() in f.read():
-                        hits.append(int(entry))
-            except OSError:
-                pass
-    return hits
 
 
 # ----------------------------------------------------------------------------- fail closed
@@ -316,7 +303,7 @@ def test_slow_calls_use_up_the_budget_and_the_rest_is_not_run(spec):
 def test_a_process_that_hides_from_cleanup_does_not_survive(spec):
     rep = grade_path(ATTACKS / "escape_cleanup.py", spec, select=["vector_norm"], limits=FAST)
     _check(rep, {"vector_norm": PASSED})
-    assert _cmdline_hits("andrea-hostile-escapee") == []
+    assert leftovers("andrea-hostile-escapee", ours_only=False) == []
 
 
 @pytest.mark.skipif(not HAS_BWRAP or os.geteuid() != 0,
