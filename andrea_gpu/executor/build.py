@@ -114,9 +114,14 @@ static int andrea_sig(void (*)(A...), int *kinds, int cap) {
 """
 
 
+_WARP_RE = re.compile(r"\b(__shfl\w*_sync|__syncwarp|__ballot_sync|__any_sync|__all_sync)\b")
+
+
 def translation_unit(source: str, name: str) -> str:
     """The C++ text the host compiler sees for one kernel source (runtime.cpp is linked in)."""
     stubs = "\n".join(f"ANDREA_STUB({k})" for k in kernel_names(source))
+    if _WARP_RE.search(_strip_comments(source)):  # the runtime then runs every thread as a fiber
+        stubs += '\nextern "C" const int andrea_exec_uses_warps = 1;'
     safe = name.replace("\\", "/").replace('"', "")
     return (f'#include "{PRELUDE}"\n#line 1 "{safe}"\n{_rewrite(source)}\n'
             f'#line 1 "andrea_exec_stubs.cpp"\n{_STUBS}\n{stubs}\n')

@@ -67,6 +67,57 @@ void *dynamic_shared();
 }  // namespace andrea_exec
 
 #define __syncthreads() ::andrea_exec::barrier(__FILE__, __LINE__)
+
+// Warp-level primitives: lanes are threads flat-index / 32 of the block; each primitive waits
+// until every live lane of the warp reaches one (the mask argument is not consulted).
+namespace andrea_exec {
+void warp_sync(const char *file, int line);
+unsigned long long warp_exchange(unsigned long long value, int src, const char *file, int line);
+unsigned warp_ballot(int pred, const char *file, int line);
+inline unsigned lane_id() {
+    return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 32u;
+}
+template <typename T> static T shfl(T var, int src, const char *file, int line) {
+    static_assert(sizeof(T) <= 8, "__shfl_*: values of at most 8 bytes");
+    unsigned long long bits = 0;
+    std::memcpy(&bits, &var, sizeof(T));
+    bits = warp_exchange(bits, src, file, line);
+    T out;
+    std::memcpy(&out, &bits, sizeof(T));
+    return out;
+}
+inline int shfl_src(int lane, int src, int width) {  // a source outside the lane's segment: itself
+    const int seg = lane / width * width;
+    return (src < seg || src >= seg + width) ? lane : src;
+}
+}  // namespace andrea_exec
+#define __syncwarp(...) ::andrea_exec::warp_sync(__FILE__, __LINE__)
+#define __activemask() 0xffffffffu
+#define __shfl_sync(mask, var, src, ...) ::andrea_exec::andrea_shfl_idx(var, src, __FILE__, __LINE__, ##__VA_ARGS__)
+#define __shfl_down_sync(mask, var, delta, ...) ::andrea_exec::andrea_shfl_down(var, delta, __FILE__, __LINE__, ##__VA_ARGS__)
+#define __shfl_up_sync(mask, var, delta, ...) ::andrea_exec::andrea_shfl_up(var, delta, __FILE__, __LINE__, ##__VA_ARGS__)
+#define __shfl_xor_sync(mask, var, lmask, ...) ::andrea_exec::andrea_shfl_xor(var, lmask, __FILE__, __LINE__, ##__VA_ARGS__)
+#define __ballot_sync(mask, pred) ::andrea_exec::warp_ballot((pred), __FILE__, __LINE__)
+#define __any_sync(mask, pred) (::andrea_exec::warp_ballot((pred), __FILE__, __LINE__) != 0u)
+#define __all_sync(mask, pred) (::andrea_exec::warp_ballot(!(pred), __FILE__, __LINE__) == 0u)
+namespace andrea_exec {
+template <typename T> T andrea_shfl_idx(T v, int src, const char *f, int l, int width = 32) {
+    const int lane = (int)lane_id();
+    return shfl(v, lane / width * width + ((src % width) + width) % width, f, l);
+}
+template <typename T> T andrea_shfl_down(T v, unsigned d, const char *f, int l, int width = 32) {
+    const int lane = (int)lane_id();
+    return shfl(v, shfl_src(lane, lane + (int)d, width), f, l);
+}
+template <typename T> T andrea_shfl_up(T v, unsigned d, const char *f, int l, int width = 32) {
+    const int lane = (int)lane_id();
+    return shfl(v, shfl_src(lane, lane - (int)d, width), f, l);
+}
+template <typename T> T andrea_shfl_xor(T v, int m, const char *f, int l, int width = 32) {
+    const int lane = (int)lane_id();
+    return shfl(v, shfl_src(lane, lane ^ m, width), f, l);
+}
+}  // namespace andrea_exec
 #define __trap() ::andrea_exec::trap(__FILE__, __LINE__)
 // Memory fences order nothing on one OS thread; a compiler barrier keeps their meaning for -O2.
 #define __threadfence() __asm__ __volatile__("" ::: "memory")

@@ -42,6 +42,8 @@ ANDREA_BUILTIN dim3 gridDim;
 extern char __start_andrea_builtins[];
 extern char __stop_andrea_builtins[];
 extern char __start_andrea_shared[] __attribute__((weak));
+// Defined (as 1) by kernel units that use warp-level primitives.
+extern const int andrea_exec_uses_warps __attribute__((weak));
 extern char __stop_andrea_shared[] __attribute__((weak));
 }
 
@@ -50,7 +52,8 @@ namespace andrea_exec {
 enum Status { OK = 0, FAULT = 1, DIVERGENT_BARRIER = 2, EXIT_AT_BARRIER = 3, TRAP = 4,
               BAD_LAUNCH = 5, RACE = 6, UNINIT_SHARED = 7 };
 enum Order { FORWARD = 0, REVERSE = 1, SHUFFLE = 2 };
-enum FiberState { READY = 0, AT_BARRIER = 1, DONE = 2 };
+enum FiberState { READY = 0, AT_BARRIER = 1, DONE = 2, AT_WARP = 3 };
+static const unsigned kWarp = 32;
 
 // ----------------------------------------------------------------------------- context switch
 #if defined(__x86_64__) && !defined(ANDREA_EXEC_UCONTEXT)
@@ -108,6 +111,10 @@ struct Fiber {
     FiberState state;
     uint3 tid;
     unsigned epoch;          // barriers this thread has passed in the current block
+    unsigned wepoch;         // warp-level synchronisations (and barriers) passed
+    unsigned long long xchg[2];  // this lane's values in warp exchanges (__shfl_*, __ballot_*),
+    unsigned xseq[2];            // alternately: exchange k uses slot k % 2, stamped k + 1
+    unsigned xk;                 // exchanges this lane has entered
     const char *bar_file;
     int bar_line;
 };
@@ -121,7 +128,7 @@ struct Fiber {
 // site: code address relative to this library's launch(), 32 bits (one library is small).
 // mask: the bytes of the word the access touched (bit i = byte i), so that threads writing
 // neighbouring bytes (a char array) do not conflict.
-struct Acc { int32_t site; uint32_t blk, epoch; uint16_t thr; uint8_t write, mask; };
+struct Acc { int32_t site; uint32_t blk, epoch, wepoch; uint16_t thr; uint8_t write, mask; };
 // unwritten: bytes of the word no access has written yet (for shared-memory reads).
 struct Cell { Acc w, r1, r2; uint8_t unwritten; };
 static const uint32_t NONE = 0xFFFFFFFFu;
@@ -146,7 +153,7 @@ struct Launch {
     unsigned long long rng = 0;
     std::vector<Range> ranges;
     Range *last = nullptr;      // the range of the previous access (most accesses repeat it)
-    uint32_t blk = 0, thr = 0, epoch = 0;
+    uint32_t blk = 0, thr = 0, epoch = 0, wepoch = 0;
     bool track = false;
 };
 
@@ -241,9 +248,13 @@ static void report(const Range &r, uintptr_t addr, const Acc &now, const Acc *ot
     fail(RACE);
 }
 
+// Unordered: other block; or same block between the same two barriers, and either different
+// warps or the same warp between the same two warp-level synchronisations.
 static inline bool conflicts(const Acc &a, const Acc &now) {
     return a.blk != NONE && (a.mask & now.mask) &&
-           (a.blk != now.blk || (a.thr != now.thr && a.epoch == now.epoch));
+           (a.blk != now.blk ||
+            (a.thr != now.thr && a.epoch == now.epoch &&
+             (a.thr / kWarp != now.thr / kWarp || a.wepoch == now.wepoch)));
 }
 
 // Shadow pages are kept from launch to launch (fresh memory costs a page fault per 4 KiB).
@@ -270,8 +281,8 @@ static void access_range(Range &r, uintptr_t a, size_t n, bool write, const void
     Launch *L = g;
     L->last = &r;
     uintptr_t end = a + n < r.hi ? a + n : r.hi;
-    Acc now{(int32_t)((const char *)site - site_base()), L->blk, L->epoch, (uint16_t)L->thr,
-            (uint8_t)write, 0};
+    Acc now{(int32_t)((const char *)site - site_base()), L->blk, L->epoch, L->wepoch,
+            (uint16_t)L->thr, (uint8_t)write, 0};
     for (uintptr_t w = a & ~(uintptr_t)3; w < end; w += 4) {
         uintptr_t at = w < r.lo ? r.lo : w;
         uintptr_t from = a > w ? a : w, to = end < w + 4 ? end : w + 4;
@@ -323,6 +334,7 @@ static void set_current(int i) {
     threadIdx = f.tid;
     g->thr = (uint32_t)i;
     g->epoch = f.epoch;
+    g->wepoch = f.wepoch;
 }
 
 // The next READY thread of this round, in order, or the scheduler when there is none: fibers
@@ -409,9 +421,91 @@ static void check_barrier_round() {
     }
 }
 
+// Warps whose live lanes all wait at a warp-level primitive go on; true if any did. A warp
+// with lanes waiting there while others wait at __syncthreads() can never go on: an error.
+static bool release_warps() {
+    unsigned n = (unsigned)g->fibers.size();
+    bool released = false;
+    for (unsigned w = 0; w < n; w += kWarp) {
+        unsigned end = w + kWarp < n ? w + kWarp : n;
+        int waiting = -1, other = -1;
+        for (unsigned i = w; i < end; ++i) {
+            FiberState st = g->fibers[i].state;
+            if (st == AT_WARP) { if (waiting < 0) waiting = (int)i; }
+            else if (st != DONE && other < 0) other = (int)i;
+        }
+        if (waiting < 0) continue;
+        if (other >= 0) {
+            Fiber &a = g->fibers[waiting], &b = g->fibers[other];
+            threadIdx = b.tid;
+            std::snprintf(g_msg, sizeof g_msg,
+                          "warp-level primitive at %s:%d is not reached by every live lane of the "
+                          "warp: thread (%u,%u,%u) waits there but thread (%u,%u,%u) waits at "
+                          "%s:%d", a.bar_file, a.bar_line, a.tid.x, a.tid.y, a.tid.z, b.tid.x,
+                          b.tid.y, b.tid.z, b.bar_file ? b.bar_file : "?", b.bar_line);
+            fail(DIVERGENT_BARRIER);
+        }
+        for (unsigned i = w; i < end; ++i)
+            if (g->fibers[i].state == AT_WARP) { g->fibers[i].state = READY; ++g->fibers[i].wepoch; }
+        released = true;
+    }
+    return released;
+}
+
+void warp_sync(const char *file, int line) {
+    Fiber &f = g->fibers[g->current];
+    if (g->direct) {
+        std::snprintf(g_msg, sizeof g_msg, "warp-level primitive at %s:%d in a block whose "
+                      "first thread never reached one", file, line);
+        fail(EXIT_AT_BARRIER);
+    }
+    f.state = AT_WARP;
+    f.bar_file = file;
+    f.bar_line = line;
+    ctx_switch(f.ctx, *next_ctx());
+    __asm__ __volatile__("" ::: "memory");
+}
+
+// One warp-wide exchange: every live lane publishes `value`, then reads lane `src` of its warp
+// (its own value when src is not a live lane). Exchanges alternate between two slots, so one
+// synchronisation each suffices: a lane can only overwrite slot k % 2 again in exchange k + 2,
+// after every lane has passed exchange k + 1, hence finished reading exchange k.
+unsigned long long warp_exchange(unsigned long long value, int src, const char *file, int line) {
+    int me = g->current;
+    unsigned base = (unsigned)me / kWarp * kWarp;
+    unsigned k = g->fibers[me].xk++, slot = k % 2;
+    g->fibers[me].xchg[slot] = value;
+    g->fibers[me].xseq[slot] = k + 1;
+    warp_sync(file, line);
+    unsigned from = base + (unsigned)src;
+    if (src >= 0 && src < (int)kWarp && from < g->fibers.size() &&
+        g->fibers[from].xseq[slot] == k + 1)
+        return g->fibers[from].xchg[slot];
+    return value;
+}
+
+// __ballot_sync: bit i set when live lane i of the warp passed a non-zero predicate.
+unsigned warp_ballot(int pred, const char *file, int line) {
+    int me = g->current;
+    unsigned base = (unsigned)me / kWarp * kWarp;
+    unsigned k = g->fibers[me].xk++, slot = k % 2;
+    g->fibers[me].xchg[slot] = pred != 0;
+    g->fibers[me].xseq[slot] = k + 1;
+    warp_sync(file, line);
+    unsigned bits = 0;
+    for (unsigned l = 0; l < kWarp && base + l < g->fibers.size(); ++l) {
+        const Fiber &o = g->fibers[base + l];
+        if (o.xseq[slot] == k + 1 && o.xchg[slot]) bits |= 1u << l;
+    }
+    return bits;
+}
+
 static void run_block(std::vector<unsigned> &order) {
     unsigned n = (unsigned)g->fibers.size();
-    for (auto &f : g->fibers) { f.state = READY; f.epoch = 0; f.bar_file = nullptr; f.bar_line = 0; }
+    for (auto &f : g->fibers) {
+        f.state = READY; f.epoch = 0; f.wepoch = 0; f.xk = 0; f.xseq[0] = f.xseq[1] = 0;
+        f.bar_file = nullptr; f.bar_line = 0;
+    }
     int thread_order = (int)g->cfg[8];
     if (thread_order == SHUFFLE || order.size() != n) make_order(order, n, thread_order);
     // The first thread runs as a fiber; if it never reaches a barrier, neither may the others
@@ -421,7 +515,8 @@ static void run_block(std::vector<unsigned> &order) {
     g->limit = 1;
     start_fiber(first);
     run_round(-1);
-    if (g->fibers[first].state == DONE) {
+    // (not with warp-level primitives: a lane may skip them when another warp's lanes do not)
+    if (g->fibers[first].state == DONE && &andrea_exec_uses_warps == nullptr) {
         for (unsigned k = 1; k < n; ++k) {
             unsigned i = order[k];
             set_current((int)i);
@@ -436,10 +531,15 @@ static void run_block(std::vector<unsigned> &order) {
     g->limit = n;
     run_round(0);
     for (;;) {
+        if (release_warps()) {  // warp-level synchronisations first, then the block barrier
+            if (thread_order == SHUFFLE) make_order(order, n, thread_order);
+            run_round(-1);
+            continue;
+        }
         check_barrier_round();
         bool any = false;
         for (auto &f : g->fibers)
-            if (f.state == AT_BARRIER) { f.state = READY; ++f.epoch; any = true; }
+            if (f.state == AT_BARRIER) { f.state = READY; ++f.epoch; ++f.wepoch; any = true; }
         if (!any) return;  // every thread finished
         if (thread_order == SHUFFLE) make_order(order, n, thread_order);
         run_round(-1);

@@ -203,3 +203,23 @@ def test_neighbouring_bytes_are_different_locations(selftest_module):
     with pytest.raises(RaceError, match=r"byte_flags_racy: data race on shared memory at byte "
                                         r"offset \d+ at lines selftest.cu:\d+ and selftest.cu:\d+"):
         selftest_module.get_function("byte_flags_racy")((1,), (64,), (np.zeros(64, np.int32),))
+
+
+# ------------------------------------------------------------------------- warp-level primitives
+def test_warp_shuffle_reduction(selftest_module):
+    x = np.arange(1, 301, dtype=np.float32)
+    for grid, block in ((1, 32), (3, 64), (2, 96)):
+        out = np.zeros(1, dtype=np.float32)
+        selftest_module.get_function("warp_sum")((grid,), (block,), (x, np.int32(300), out),
+                                                 orders=("forward", "shuffle", "reverse"))
+        assert out[0] == pytest.approx(300 * 301 / 2)
+
+
+def test_syncwarp_orders_lanes_and_ballot_counts(selftest_module):
+    out = np.zeros(64, dtype=np.int32)
+    selftest_module.get_function("warp_exchange_shared")((1,), (64,), (out,),
+                                                         orders=("shuffle", "reverse"))
+    want = [3 * (t - t % 32 + (t % 32 + 1) % 32) + (1 << 5) for t in range(64)]
+    assert out.tolist() == want
+    with pytest.raises(RaceError, match=r"warp_exchange_racy: data race on shared memory"):
+        selftest_module.get_function("warp_exchange_racy")((1,), (64,), (np.zeros(64, np.int32),))

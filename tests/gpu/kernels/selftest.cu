@@ -129,3 +129,29 @@ extern "C" __global__ void byte_flags_racy(int *out) {
     flags[threadIdx.x] = (unsigned char)(threadIdx.x & 0x7F);
     out[threadIdx.x] = flags[(threadIdx.x + 1) % blockDim.x];
 }
+
+// Warp-shuffle reduction of each warp's values, then one atomicAdd per warp; only the first
+// n threads hold a value (the others add zero), any blockDim.x.
+extern "C" __global__ void warp_sum(const float *x, int n, float *out) {
+    float v = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) v += x[i];
+    for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(0xffffffffu, v, d);
+    if (threadIdx.x % 32 == 0) atomicAdd(out, v);
+}
+
+// Lanes exchange through shared memory with __syncwarp() between write and read: no race.
+extern "C" __global__ void warp_exchange_shared(int *out) {
+    __shared__ int s[1024];
+    s[threadIdx.x] = (int)threadIdx.x * 3;
+    __syncwarp();
+    const int lane = threadIdx.x % 32;
+    out[threadIdx.x] = s[threadIdx.x - lane + (lane + 1) % 32] + (int)__ballot_sync(0xffffffffu, lane == 5);
+}
+
+// The same without __syncwarp(): a race between lanes of one warp.
+extern "C" __global__ void warp_exchange_racy(int *out) {
+    __shared__ int s[1024];
+    s[threadIdx.x] = (int)threadIdx.x * 3;
+    const int lane = threadIdx.x % 32;
+    out[threadIdx.x] = s[threadIdx.x - lane + (lane + 1) % 32];
+}
