@@ -27,10 +27,14 @@ def main() -> int:
         console.print(f"exit status {code} (expected {expected})\n")
         ok &= code == expected
     console.print(Rule("next"))
-    console.print("andrea-conform andrea_ref                      # the reference conforms\n"
+    console.print("source .venv/bin/activate                      # then the commands below\n"
+                  "andrea-conform andrea_ref                      # the reference conforms\n"
                   "pytest --pyargs graders.conformance --andrea-impl PATH # the same checks under pytest\n"
                   "andrea-audit docs ../shared/seeds/*.txt         # course text vs spec\n"
-                  "andrea-grade examples/submissions/buggy_student.py --format text")
+                  "andrea-grade examples/submissions/buggy_student.py --format text\n"
+                  "andrea-grade student-kit --output dist/        # the students' self-check wheel\n"
+                  "andrea-grade gradescope-zip --output autograder.zip  # the Gradescope autograder",
+                  markup=False, soft_wrap=True)
     return 0 if ok else 1
 
 

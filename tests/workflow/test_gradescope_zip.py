@@ -114,3 +114,37 @@ def test_a_spec_given_as_a_path_travels_in_the_zip(autograder, tmp_path):
     res, stdout = _run(src, root)
     assert res["score"] == 0 and res["tests"], stdout       # graded (nothing handed in)
     assert "andrea-grade failed" not in stdout
+
+
+def test_setup_sh_installs_python_3_11_where_the_image_has_3_10(autograder, tmp_path):
+    """setup.sh's logic on a stand-in for Ubuntu 22.04: python3 is 3.10 and no python3.11 until
+    apt-get installs it (apt-get and the interpreters are stubs that log what they are asked)."""
+    _, _, src, _ = autograder
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    log = tmp_path / "log"
+    stub = (f'#!/bin/bash\necho "$(basename "$0") $*" >> {log}\n')
+    py = stub + ('case "$*" in *version_info*) exit 0;; *ensurepip*) exit 0;;\n'
+                 '  "-m venv "*) mkdir -p "$3/bin"; for t in python andrea-grade; do\n'
+                 f'    cp {bin_}/fakepy "$3/bin/$t"; done;; esac\n')
+    (bin_ / "fakepy").write_text(stub)
+    (bin_ / "python3").write_text(stub + 'case "$*" in *version_info*) exit 1;; esac\n')  # 3.10
+    (bin_ / "apt-get").write_text(stub + f'case "$*" in *python3.11*) cat > {bin_}/python3.11 '
+                                  f'<<\'PY\'\n{py}PY\nchmod +x {bin_}/python3.11;; esac\n')
+    for f in bin_.iterdir():
+        f.chmod(0o755)
+    for tool in ("dirname", "mkdir", "cp", "basename", "cat", "chmod"):
+        (bin_ / tool).symlink_to(shutil.which(tool))
+    root = tmp_path / "autograder"
+    root.mkdir()
+    (root / "source").symlink_to(src)
+    p = subprocess.run(["/bin/bash", str(src / "setup.sh")], capture_output=True, text=True,
+                       env={"PATH": str(bin_), "ANDREA_AUTOGRADER_ROOT": str(root)}, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    calls = log.read_text().splitlines()
+    assert "apt-get install -y -qq python3.11 python3.11-venv" in calls
+    assert "apt-get install -y -qq bubblewrap" in calls
+    assert f"python3.11 -m venv {root}/andrea-venv" in calls
+    assert any(c.startswith("python -m pip install -q ./andrea_conformance-")
+               and c.endswith(".whl") for c in calls)
+    assert "andrea-grade --help" in calls
