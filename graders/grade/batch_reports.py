@@ -98,8 +98,11 @@ def _as(fmt: str, lines: list[str], title: str) -> str:
     text = "\n".join(lines) + "\n"
     if fmt == "md":
         return text
-    out, in_code = [], False
+    out, in_code, in_list = [], False, False
     for line in lines:
+        if in_list and not line.startswith("- "):
+            out.append("</ul>")
+            in_list = False
         if line == "```":
             out.append("</pre>" if in_code else "<pre>")
             in_code = not in_code
@@ -112,9 +115,14 @@ def _as(fmt: str, lines: list[str], title: str) -> str:
         elif line.startswith("**") and line.endswith("**"):
             out.append(f"<p><strong>{html.escape(line[2:-2])}</strong></p>")
         elif line.startswith("- "):
+            if not in_list:
+                out.append("<ul>")
+                in_list = True
             out.append(f"<li>{html.escape(line[2:])}</li>")
         elif line:
             out.append(f"<p>{html.escape(line)}</p>")
+    if in_list:
+        out.append("</ul>")
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
             + html.escape(title) + "</title></head><body>\n" + "\n".join(out)
             + "\n</body></html>\n")
