@@ -21,7 +21,7 @@ from graders.conformance.outcome import Cause, FaultKind, Status
 from graders.conformance.profiles import check_profile
 from graders.conformance.registry import (RegistryError, SelectionError, all_checks,
                                           select as select_checks)
-from graders.conformance.runner import CheckResult, not_run, run_checks
+from graders.conformance.runner import CheckResult, load_impl, not_run, run_check, run_checks
 from graders.conformance.sources import (NOTEBOOK_SUFFIX, SourceError, choose_entry,
                                          notebook_source)
 from spec import Spec
@@ -38,6 +38,11 @@ NOTEBOOK_MODULE = "notebook_submission.py"   # a notebook's code cells, as the w
 MAX_SUBMISSION_BYTES = 5 * 1024 * 1024
 MAX_MESSAGE_CHARS = 2000        # a check's message and its smallest input, each
 MAX_REPRODUCER_CHARS = 20000    # a check's reproducer snippet
+# A check that broke (check_bug earns its points) is confirmed against the reference first:
+MSG_BROKE_ON_RESULT = ("a value the submission returned made this check break ({exception}: "
+                       "{error}); the check does not break on the reference implementation, "
+                       "so that value is wrong (its type, size or shape)")
+REFERENCE = "andrea_ref"
 
 
 class GraderError(Exception):
@@ -309,6 +314,8 @@ def _run_checks(proxy, spec, profile, select, target, on_result) -> list[CheckRe
     def progress(res: CheckResult) -> None:
         if res.status == Status.ERROR and proxy.budget_refused:
             res = _left_out(res, proxy)
+        elif res.cause == Cause.CHECK_BUG:
+            res = _confirm_check_bug(res, spec)
         results.append(res)
         proxy.begin_check()
         if on_result is not None:
@@ -318,6 +325,39 @@ def _run_checks(proxy, spec, profile, select, target, on_result) -> list[CheckRe
     proxy.begin_check()
     run_checks(proxy, spec, profile=profile, select=select, target=target, on_result=progress)
     return results
+
+
+def _confirm_check_bug(res: CheckResult, spec: Spec) -> CheckResult:
+    """A check that broke earns its points only when it breaks on the reference too.
+
+    A broken check is the grader's fault and costs nothing; but a submission can break a check
+    on purpose with a value no check expects (an int too large for a float, an array of the
+    wrong rank) and collect the points. So the check runs again, in this process, on the
+    reference (the same profile, so the same inputs): if the reference passes or fails it
+    normally, the break came from the submission's value, and the check failed.
+    """
+    try:
+        check = {c.id: c for c in all_checks(spec)}[res.check_id]
+        ref = run_check(check, _reference(), spec, target=REFERENCE)
+    except Exception:  # noqa: BLE001 - cannot confirm: the submission gets no points for it
+        ref = None
+    if ref is not None and ref.cause == Cause.CHECK_BUG:
+        return res                      # the check is broken for everyone: the grader's bug
+    out = CheckResult(res.check_id, res.clauses, Status.FAILED, cause=Cause.WRONG_VALUE)
+    out.set_message(MSG_BROKE_ON_RESULT, exception=res.fields.get("exception", "Exception"),
+                    error=res.fields.get("error", ""))
+    out.duration_s = res.duration_s
+    return out
+
+
+def _reference():
+    global _REFERENCE_IMPL
+    if _REFERENCE_IMPL is None:
+        _REFERENCE_IMPL = load_impl(REFERENCE)
+    return _REFERENCE_IMPL
+
+
+_REFERENCE_IMPL = None
 
 
 def _left_out(res: CheckResult, proxy) -> CheckResult:
