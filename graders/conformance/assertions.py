@@ -38,8 +38,26 @@ def _parameters() -> dict[str, tuple[str, ...]]:
 class Shown(str):
     """An argument shown as this text (e.g. ``np.random.default_rng(7)`` for a Generator)."""
 
-    def __init__(self, text: str, value: Any = None):
-        self.value = value
+
+_SEEDED: dict[int, tuple[int, np.random.Generator, dict]] = {}
+
+
+def seeded_rng(seed: int) -> np.random.Generator:
+    """``np.random.default_rng(seed)``, remembered so that a reproducer can show it as that
+    call rather than as the generator's internal state."""
+    rng = np.random.default_rng(seed)
+    if len(_SEEDED) > 256:
+        _SEEDED.clear()
+    _SEEDED[id(rng)] = (seed, rng, rng.bit_generator.state)
+    return rng
+
+
+def seed_of(rng: np.random.Generator) -> int | None:
+    """The seed of a generator from :func:`seeded_rng` that has not drawn yet, else None."""
+    entry = _SEEDED.get(id(rng))
+    if entry is None or entry[1] is not rng or rng.bit_generator.state != entry[2]:
+        return None
+    return entry[0]
 
 
 # The most characters any value of an implementation takes in a message. Values are shown

@@ -24,7 +24,7 @@ import numpy as np
 
 from spec import Spec
 
-from .assertions import call_repr
+from .assertions import call_repr, seed_of
 from .faults import ImplementationFault
 from .outcome import Cause, FaultKind, Status
 from .profiles import DEFAULT_PROFILE, use_profile
@@ -238,6 +238,9 @@ def _snapshot(value):
     if isinstance(value, np.ndarray):
         return value.copy() if value.size <= 4096 else ("large", value.dtype, value.shape)
     if isinstance(value, np.random.Generator):
+        seed = seed_of(value)
+        if seed is not None:
+            return ("seeded", seed)
         return ("generator", value.bit_generator.state)
     return value
 
@@ -248,6 +251,8 @@ def _literal(value) -> str:
     if isinstance(value, tuple) and value and value[0] == "large":
         _, dtype, shape = value
         return f"np.zeros({shape!r}, dtype=np.{dtype.name})  # large: shape and dtype only"
+    if isinstance(value, tuple) and value and value[0] == "seeded":
+        return f"np.random.default_rng({value[1]})"
     if isinstance(value, tuple) and value and value[0] == "generator":
         return f"_generator({value[1]!r})"
     return repr(value)
@@ -388,6 +393,8 @@ def _shown(value):
 
     if isinstance(value, tuple) and value and value[0] == "large":
         return Shown(f"<{value[1].name} array of shape {tuple(value[2])}>")
+    if isinstance(value, tuple) and value and value[0] == "seeded":
+        return Shown(f"np.random.default_rng({value[1]})")
     if isinstance(value, tuple) and value and value[0] == "generator":
         return Shown("np.random.Generator(...)")
     return value

@@ -63,7 +63,7 @@ MUTANTS = (
     Mutant("float64_output", "embed returns float64",
            (("out = np.empty((rows.shape[0], T, token_table.shape[1]), dtype=np.float32)",
              "out = np.empty((rows.shape[0], T, token_table.shape[1]), dtype=np.float64)"),),
-           ("EMB-COMB-02",)),
+           ("EMB-DTYPE-01",)),
     Mutant("context_unchecked", "no T <= context check: a long sequence fails with IndexError",
            (("    if T > position_table.shape[0]:\n        raise ValueError(\"sequence longer than the context\")\n", ""),),
            ("EMB-ERR-03",)),

@@ -58,16 +58,28 @@ def embed_adds_position_rows(impl, spec):
     prop()
 
 
-@check("EMB-COMB-02", "EMB-DTYPE-01", requires=("embed",))
+@check("EMB-COMB-02", requires=("embed",))
 def embed_shapes(impl, spec):
-    """(T,) ids give (T, d_model); (B, T) ids give (B, T, d_model); the spec's dtype (float32) stays."""
+    """(T,) ids give (T, d_model); (B, T) ids give (B, T, d_model)."""
 
     @given(data=st.data())
     def prop(data):
         ids, tok, pos = data.draw(S.embed_args(spec), label="embed arguments")
         x, call = _embed(impl, ids, tok, pos)
         assert_shape("x", x, ids.shape + (tok.shape[1],), call)
-        assert_dtype("x", x, S.model_dtype(spec), call)
+
+    prop()
+
+
+@check("EMB-DTYPE-01", requires=("embed",))
+def embed_keeps_float32(impl, spec):
+    """Tables in the spec's dtype (float32) give a result in that dtype."""
+
+    @given(data=st.data())
+    def prop(data):
+        ids, tok, pos = data.draw(S.embed_args(spec), label="embed arguments")
+        x, call = _embed(impl, ids, tok, pos)
+        assert_dtype("x", x, S.model_dtype(spec), call, hints.DTYPE)
 
     prop()
 
@@ -141,5 +153,7 @@ def forward_pass_at_real_size(impl, spec):
     ids[:2] = (0, m.vocab_size - 1)
     x, call = _embed(impl, ids, tok, pos)
     assert_shape("x", x, (m.context_length, m.d_model), call)
-    assert_equal("x", _as_tables_dtype(x, tok), tok[ids] + pos, call,
-                 hint=lambda: _position_hint(x, ids, tok, pos))
+    # The values are EMB-COMB-01's (whose inputs reach the spec's sizes too): here only that
+    # the real sizes work, so a wrong combination is not charged twice.
+    if not np.isfinite(x).all():
+        fail("x has non-finite values for finite tables", call)

@@ -23,13 +23,14 @@ from hypothesis import given, strategies as st
 from scipy import stats
 
 from .. import hints, strategies as S
-from ..assertions import Shown, as_array, assert_dtype, assert_shape, call_repr, fail
+from ..assertions import (Shown, as_array, assert_dtype, assert_shape, call_repr, fail,
+                          seeded_rng)
 from ..error_inputs import check_error_inputs
 from ..registry import check
 
 
 def _init(impl, rows, d, seed):
-    rng = np.random.default_rng(seed)
+    rng = seeded_rng(seed)
     call = call_repr("init_table", rows, d, Shown(f"np.random.default_rng({seed})"))
     return as_array("table", impl.init_table(rows, d, rng), call), call
 

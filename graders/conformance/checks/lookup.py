@@ -71,7 +71,7 @@ def lookup_is_onehot_product(impl, spec):
     prop()
 
 
-@check("EMB-LOOKUP-03", "EMB-DTYPE-01", requires=("lookup",))
+@check("EMB-LOOKUP-03", requires=("lookup",))
 def lookup_shape_and_dtype(impl, spec):
     """The result has shape ids.shape + (d_model,) and the table's dtype (float32 stays float32)."""
 

@@ -1,0 +1,112 @@
+"""Meta-tests on the shared corpora (tests/corpus): correct submissions in four styles pass
+every check, and each buggy submission fails exactly the checks its header names, with the
+cause, hint and feedback a student can act on."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from graders.conformance.outcome import Cause, Status
+from graders.conformance.registry import all_checks
+from graders.conformance.runner import load_impl, run_checks
+from graders.conformance import hints
+from tests.corpus import BASE, buggy_cases, correct_files
+
+CASES = {b.name: b for b in buggy_cases()}
+# What feedback must never show: Hypothesis's internals and raw generator states.
+INTERNALS = re.compile(r"Draw \d|Failing test case|Falsifying|data\(\.\.\.\)|bit_generator|PCG64|"
+                       r"'state':")
+
+
+def test_the_corpora_are_complete():
+    assert len(correct_files()) >= 4
+    assert len(CASES) >= 20
+    known = {c.id for c in all_checks()}
+    for case in CASES.values():
+        assert case.fails and case.fails <= known, case.name
+
+
+@pytest.mark.parametrize("path", correct_files(), ids=lambda p: p.stem)
+def test_correct_styles_pass_every_check(path, andrea_spec):
+    results = run_checks(load_impl(path), andrea_spec, profile="dev")
+    bad = [f"{r.check_id}: {r.cause}: {r.message}" for r in results
+           if r.status not in (Status.PASSED, Status.SKIPPED)]
+    assert not bad, "\n".join(bad)
+    assert {r.status for r in results if r.status != Status.PASSED} <= {Status.SKIPPED}
+    assert all(r.cause == Cause.OPTIONAL_ABSENT for r in results if r.status == Status.SKIPPED)
+
+
+@pytest.fixture(scope="module")
+def verdicts(tmp_path_factory, andrea_spec):
+    """Each buggy submission's results on the checks that can see its edit (dev profile)."""
+    folder = tmp_path_factory.mktemp("buggy")
+    checks = all_checks()
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            case = CASES[name]
+            cache[name] = run_checks(load_impl(case.write(folder)), andrea_spec,
+                                     profile="dev", select=case.select(checks))
+        return cache[name]
+
+    return get
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_bug_fails_exactly_the_checks_it_breaks(name, verdicts):
+    case = CASES[name]
+    results = verdicts(name)
+    failed = {r.check_id for r in results if r.status != Status.PASSED}
+    assert failed == case.fails, (
+        f"{name} ({case.bug}): expected {sorted(case.fails)}, got {sorted(failed)}\n"
+        + "\n".join(f"  {r.check_id} {r.status} {r.cause}: {r.message}" for r in results
+                    if r.check_id in failed ^ case.fails))
+    for r in results:
+        if r.status == Status.PASSED:
+            continue
+        assert r.cause != Cause.CHECK_BUG, r
+        assert r.message and r.template
+        assert r.template.format(**r.fields) == r.message
+        for text in (r.message, r.example or "", r.reproducer or ""):
+            assert not INTERNALS.search(text), text
+        if r.cause != Cause.MISSING_FUNCTION:
+            assert r.example and "(" in r.example            # the call, named arguments
+            assert r.reproducer and "load_impl" in r.reproducer
+
+
+def test_the_correct_base_of_the_buggy_files_is_in_the_correct_corpus():
+    """The buggy runs skip the checks that call only functions of the base; the base passes
+    every check (test_correct_styles_pass_every_check), so those would pass too."""
+    assert BASE in correct_files()
+
+
+@pytest.mark.parametrize("name, cause, hint", [
+    ("lookup_onehot_product", Cause.WRONG_VALUE, hints.ARITHMETIC_LOOKUP),
+    ("norm_raises", Cause.RAISED, hints.RAISED),
+    ("out_of_range_valueerror", Cause.WRONG_EXCEPTION, hints.WRAP_AROUND),
+    ("negative_ids_wrap", Cause.WRONG_EXCEPTION, hints.WRAP_AROUND),
+    ("no_backward", Cause.MISSING_FUNCTION, None),
+    ("backward_assigns", Cause.WRONG_VALUE, hints.REPEATED_IDS),
+    ("init_variance_for_std", Cause.WRONG_VALUE, hints.INIT_SCALE),
+    ("embed_float64", Cause.WRONG_VALUE, hints.DTYPE),
+])
+def test_the_cause_and_hint_name_the_real_reason(name, cause, hint, verdicts):
+    first = next(r for r in verdicts(name) if r.status != Status.PASSED)
+    assert first.cause == cause, first
+    assert first.hint == hint, first
+
+
+def test_the_wrong_scale_is_reported_as_a_scale(verdicts):
+    r = next(r for r in verdicts("init_variance_for_std") if r.status != Status.PASSED)
+    assert r.message.startswith("std=") and "init_table(num_rows=" in r.example
+    assert "np.random.default_rng(" in r.example and "np.random.default_rng(" in r.reproducer
+
+
+def test_a_raising_function_is_named_with_its_call(verdicts):
+    r = next(r for r in verdicts("norm_raises") if r.status != Status.PASSED)
+    assert r.message.startswith("norm() raised NotImplementedError")
+    assert r.details == {"function": "norm", "exception": "NotImplementedError"}
+    assert r.example.startswith("norm(v=")

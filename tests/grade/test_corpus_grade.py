@@ -1,0 +1,54 @@
+"""andrea-grade on the shared corpora (tests/corpus), through the isolated worker: correct
+submissions in two styles get full marks and are told nothing went wrong; a buggy one loses
+exactly its check, with feedback in the student's language and free of tool internals."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from graders.grade import formats, messages as M
+from graders.grade.i18n import translator
+from tests.corpus import buggy_cases, correct_files
+
+from .conftest import grade_path
+
+GRADED = [p for p in correct_files() if p.stem in ("numpy_naive", "python_loops")]
+INTERNALS = re.compile(r"Draw \d|Failing test case|Falsifying|data\(\.\.\.\)|bit_generator|PCG64")
+
+
+@pytest.mark.parametrize("path", GRADED, ids=lambda p: p.stem)
+def test_correct_styles_get_full_marks(path, spec):
+    rep = grade_path(path, spec)
+    assert rep["score"] == rep["max_score"] == 100, [
+        (c["id"], c["message"]) for c in rep["checks"] if c["problem"]]
+    assert not any(c["problem"] for c in rep["checks"])
+    gs = formats.gradescope(rep)
+    assert {t["status"] for t in gs["tests"]} == {"passed"}      # skipped optional: not failed
+    assert sum(round(t["score"] * 100) for t in gs["tests"]) == 100 * 100
+    text = formats.text(rep)
+    assert M.NOTHING_WRONG in text and M.WHAT_WENT_WRONG not in text
+
+
+def test_a_buggy_submission_loses_exactly_its_check_in_every_language(spec, tmp_path):
+    case = next(b for b in buggy_cases() if b.name == "norm_raises")
+    rep = grade_path(case.write(tmp_path), spec, select=["VEC-*"])
+    failed = {c["id"] for c in rep["checks"] if c["problem"]}
+    assert failed == case.fails
+    check = next(c for c in rep["checks"] if c["id"] == "vector_norm")
+    assert check["cause"] == "raised" and check["details"]["function"] == "norm"
+    for lang, words in (("en", "norm() raised NotImplementedError"),
+                        ("nl", "norm() gaf NotImplementedError"),
+                        ("ko", "norm()이(가) NotImplementedError을(를) 발생시켰습니다")):
+        out = json.loads(formats.render(rep, "gradescope", lang))
+        test = next(t for t in out["tests"] if "vector_norm" in t["name"])
+        assert test["status"] == "failed" and words in test["output"]
+        assert translator(lang)(M.WHAT_WENT_WRONG) in test["output"]
+        assert "norm(v=" in test["output"]                 # the failing call, named
+        for t in out["tests"]:
+            assert not INTERNALS.search(t["output"]), t["output"]
+        if lang != "en":                                   # the clause statement, translated
+            statement = next(c for c in spec.clauses if c.id == "VEC-NORM-01").statement
+            assert statement not in test["output"]
