@@ -86,6 +86,12 @@ class Clause:
     source: str
     method: str
     group: str
+    # lang -> statement (nl, ko), from the spec's `statement: {en, nl, ko}`
+    translations: Mapping[str, str] = field(default_factory=dict, hash=False)
+
+    def statement_in(self, lang: str) -> str:
+        """The statement in `lang`, English where the spec has no translation."""
+        return self.translations.get(lang) or self.statement
 
 
 @dataclass(frozen=True)
@@ -472,6 +478,13 @@ def load_spec(spec: str | Path | None = None) -> Spec:
     return _build(path, raw)
 
 
+def _statement(value) -> tuple[str, dict[str, str]]:
+    """(English statement, {lang: translation}) from a clause's `statement` field."""
+    if isinstance(value, str):
+        return value, {}
+    return value["en"], {k: v for k, v in value.items() if k != "en"}
+
+
 def _build(path: Path, raw: Mapping[str, Any]) -> Spec:
     m = raw["model"]
     init = m["init"]
@@ -487,8 +500,9 @@ def _build(path: Path, raw: Mapping[str, Any]) -> Spec:
     quantities = {k: Quantity(name=k, expr=q["expr"], value=q["value"], clause=q["clause"],
                               decimals=q.get("decimals"))
                   for k, q in raw["quantities"].items()}
-    clauses = tuple(Clause(id=c["id"], statement=c["statement"], source=c["source"],
-                           method=c["method"], group=c["group"])
+    clauses = tuple(Clause(id=c["id"], statement=_statement(c["statement"])[0],
+                           source=c["source"], method=c["method"], group=c["group"],
+                           translations=_statement(c["statement"])[1])
                     for c in raw["clauses"])
     contract = Contract(tuple(
         Function(name=f["name"], params=tuple(f["params"]), returns=f["returns"],

@@ -26,7 +26,7 @@ def explain(result: CheckResult, spec: Spec, lang: str = "en") -> str:
             lines.append(f"{cid}: (not in spec {spec.name})")
             continue
         title = spec.section_title(clause.source, lang)
-        lines.append(f"{cid}: {clause.statement}  [course section: \"{title}\"]")
+        lines.append(f"{cid}: {clause.statement_in(lang)}  [course section: \"{title}\"]")
     if result.cause == Cause.CHECK_BUG:
         lines.append(f"the check itself broke (a bug in the conformance suite, not in the "
                      f"implementation): {result.message}")

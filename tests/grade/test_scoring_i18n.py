@@ -1,5 +1,7 @@
 """The rubric rule and the message catalogs."""
 
+import re
+
 import pytest
 
 from graders.conformance.runner import CheckResult
@@ -142,3 +144,18 @@ def test_translator_formats_and_falls_back():
     assert translator("nl")("not in the catalog") == "not in the catalog"
     with pytest.raises(ValueError):
         translator("fr")
+
+
+@pytest.mark.parametrize("name", ["andrea-120m", "gpt2-small"])
+def test_every_clause_statement_is_in_every_language(name):
+    """Students read the clause statements in nl and ko too; the spec carries them."""
+    from spec import load_spec
+
+    for clause in load_spec(name).clauses:
+        for lang in ("nl", "ko"):
+            text = clause.statement_in(lang)
+            assert text and text != clause.statement, (name, clause.id, lang)
+            # the same large numbers as the English statement (written the language's way)
+            numbers = {re.sub(r"[,.]", "", n) for n in re.findall(r"\d[\d,.]*\d", clause.statement)}
+            bare = re.sub(r"(?<=\d)[,.](?=\d)", "", text)
+            assert all(n in bare for n in numbers if len(n) >= 3), (clause.id, lang, numbers)
