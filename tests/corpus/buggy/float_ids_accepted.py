@@ -1,5 +1,5 @@
 # bug: float ids are rounded to integers instead of being rejected
-# fails: non_integer_ids
+# fails: non_integer_ids, backward_errors
 _correct_ids = _ids
 
 
