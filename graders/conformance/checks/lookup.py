@@ -28,6 +28,22 @@ def _values(out, dtype):
     return out
 
 
+def _right_when_small(impl, spec) -> bool:
+    """Whether lookup selects the right rows of a few small tables."""
+    dtype = S.model_dtype(spec)
+    for seed, (rows, d, n) in enumerate(((1, 1, 1), (7, 4, 5), (9, 12, 9))):
+        table = S.table(60 + seed, rows, d, dtype)
+        ids = np.arange(n, dtype=np.int64) * 4 % rows
+        try:
+            out = impl.lookup(table.copy(), ids.copy())
+        except Exception:  # noqa: BLE001 - wrong at a small size: not a real-size bug
+            return False
+        if not (isinstance(out, np.ndarray) and out.dtype.kind == "f"
+                and np.array_equal(_values(out, table.dtype), table[ids])):
+            return False
+    return True
+
+
 def _wrong_row_hint(out, table, ids):
     """Name the common bug when every row came from ids shifted by one."""
     for shift in (1, -1):
@@ -131,7 +147,9 @@ def spec_sizes_accepted(impl, spec):
     edge = np.array([0, m.vocab_size - 1], dtype=np.int64)
     out, call = _lookup(impl, tok, edge)
     assert_shape("out", out, (2, m.d_model), call)
-    assert_bitwise_equal("out", _values(out, tok.dtype), tok[edge], call)
+    if not np.array_equal(_values(out, tok.dtype), tok[edge]) and _right_when_small(impl, spec):
+        # wrong only at the spec's sizes (a wrong value at every size is EMB-LOOKUP-01's)
+        assert_bitwise_equal("out", _values(out, tok.dtype), tok[edge], call)
     ids = np.arange(m.context_length, dtype=np.int64) % m.vocab_size
     call = call_repr("embed", ids, tok, pos)
     x = as_array("x", impl.embed(ids, tok, pos), call)
