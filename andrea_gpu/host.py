@@ -48,15 +48,79 @@ BIG_WORK = 1 << 18
 INT32_MAX = int(np.iinfo(np.int32).max)
 INT32_MIN = int(np.iinfo(np.int32).min)
 
-#: Headers a kernel source may include (angle brackets only): the C/C++ standard headers a
-#: kernel might want and CUDA's own. Everything else is refused.
+#: Headers a kernel source may include (by name only): the C/C++ standard headers a
+#: kernel might want and CUDA's own. Everything else is refused. The host compiler gets the
+#: system's standard headers and executor/include/ for the CUDA ones; NVRTC, which has neither,
+#: gets NVRTC_HEADERS.
 ALLOWED_HEADERS = frozenset({
     "cstdint", "stdint.h", "cstddef", "stddef.h", "climits", "limits.h", "cfloat", "float.h",
     "cmath", "math.h", "cstdio", "stdio.h", "cstring", "string.h", "cassert", "assert.h",
-    "type_traits", "limits", "utility",
     "cuda_runtime.h", "cuda.h", "device_launch_parameters.h", "cuda_runtime_api.h",
     "vector_types.h", "math_constants.h",
 })
+INCLUDE_DIR = Path(__file__).resolve().parent / "executor" / "include"
+_STDINT = """#pragma once
+typedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long long int64_t;
+typedef unsigned char uint8_t; typedef unsigned short uint16_t; typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t; typedef long long intptr_t; typedef unsigned long long uintptr_t;
+#define INT8_MIN (-128)
+#define INT8_MAX 127
+#define INT16_MIN (-32768)
+#define INT16_MAX 32767
+#define INT32_MIN (-2147483647 - 1)
+#define INT32_MAX 2147483647
+#define INT64_MAX 9223372036854775807LL
+#define INT64_MIN (-INT64_MAX - 1)
+#define UINT8_MAX 255
+#define UINT16_MAX 65535
+#define UINT32_MAX 4294967295U
+#define UINT64_MAX 18446744073709551615ULL
+"""
+_STDDEF = """#pragma once
+typedef decltype(sizeof(0)) size_t;
+typedef decltype((char *)0 - (char *)0) ptrdiff_t;
+"""
+_LIMITS = """#pragma once
+#define CHAR_BIT 8
+#define SCHAR_MIN (-128)
+#define SCHAR_MAX 127
+#define UCHAR_MAX 255
+#define SHRT_MIN (-32768)
+#define SHRT_MAX 32767
+#define USHRT_MAX 65535
+#define INT_MIN (-2147483647 - 1)
+#define INT_MAX 2147483647
+#define UINT_MAX 4294967295U
+#define LLONG_MAX 9223372036854775807LL
+#define LLONG_MIN (-LLONG_MAX - 1)
+#define ULLONG_MAX 18446744073709551615ULL
+"""
+_FLOAT = """#pragma once
+#define FLT_MAX 3.402823466e+38F
+#define FLT_MIN 1.175494351e-38F
+#define FLT_EPSILON 1.192092896e-07F
+#define DBL_MAX 1.7976931348623158e+308
+#define DBL_MIN 2.2250738585072014e-308
+#define DBL_EPSILON 2.2204460492503131e-016
+"""
+_EMPTY = "#pragma once\n"  # NVRTC declares CUDA's built-ins, math functions and printf itself
+_ASSERT = "#pragma once\n#define assert(e) ((void)0)\n"
+NVRTC_HEADERS = {
+    "cstdint": _STDINT, "stdint.h": _STDINT, "cstddef": _STDDEF, "stddef.h": _STDDEF,
+    "climits": _LIMITS, "limits.h": _LIMITS, "cfloat": _FLOAT, "float.h": _FLOAT,
+    "cmath": _EMPTY, "math.h": _EMPTY, "cstdio": _EMPTY, "stdio.h": _EMPTY, "cstring": _EMPTY,
+    "string.h": _EMPTY, "cassert": _ASSERT, "assert.h": _ASSERT,
+}
+
+
+def nvrtc_headers() -> dict[str, str]:
+    """What NVRTC finds for each allowed header (see ALLOWED_HEADERS)."""
+    out = dict(NVRTC_HEADERS)
+    for h in ALLOWED_HEADERS - set(out):
+        out[h] = (INCLUDE_DIR / h).read_text(encoding="utf-8")
+    return out
+
+
 _ALLOWED_DIRECTIVES = frozenset({"define", "undef", "if", "ifdef", "ifndef", "elif", "else",
                                  "endif", "error", "warning", "line", "pragma", "include", ""})
 _ALLOWED_PRAGMAS = ("unroll", "once", "nounroll")
@@ -244,8 +308,8 @@ def check_includes(text: str, name: str) -> None:
             if dname not in _ALLOWED_DIRECTIVES:
                 errors.append((num, f"#{dname} is not allowed in a kernel submission"))
             elif dname == "include":
-                m = re.fullmatch(r"<([A-Za-z0-9_./]+)>", rest)
-                if not m or m.group(1) not in ALLOWED_HEADERS:
+                m = re.fullmatch(r'<([A-Za-z0-9_.]+)>|"([A-Za-z0-9_.]+)"', rest)
+                if not m or (m.group(1) or m.group(2)) not in ALLOWED_HEADERS:
                     errors.append((num, f"#include {rest[:80]} is not allowed: a kernel "
                                         f"submission is one self-contained file and may include "
                                         f"only standard or CUDA headers such as <cstdint> or "
@@ -300,7 +364,8 @@ def compile_kernel_source(path, contract: KernelContract, *,
     if missing:
         return False, ("missing kernel entry points (each must be defined as written):\n"
                        + "\n".join(f"  {sig}" for sig in missing))
-    res = compile_source(text + contract.check_source(), name, arch or contract.arch)
+    res = compile_source(text + contract.check_source(), name, arch or contract.arch,
+                         headers=nvrtc_headers())
     log = res.log
     if res.ok and 'extern "C"' not in text:
         return False, (log + "\nentry points must be declared extern \"C\" so the grader can "

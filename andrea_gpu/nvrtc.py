@@ -92,14 +92,21 @@ def version() -> tuple[int, int]:
 
 
 def compile_source(source: str, name: str = "kernel.cu", arch: str = DEFAULT_ARCH,
-                   options=OPTIONS) -> CompileResult:
-    """Compile CUDA text to a cubin for `arch`; never raises for compile errors (ok=False + log)."""
+                   options=OPTIONS, headers: dict[str, str] | None = None) -> CompileResult:
+    """Compile CUDA text to a cubin for `arch`; never raises for compile errors (ok=False + log).
+
+    `headers` maps include names to their text: NVRTC finds those, and only those, in memory.
+    """
     if not isinstance(source, str):
         raise TypeError(f"source must be a str, got {type(source).__name__}")
     lib = _lib()
     prog = ctypes.c_void_p()
-    _check(lib, lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), 0,
-                                       None, None), "nvrtcCreateProgram")
+    names = list(headers or {})
+    texts = (ctypes.c_char_p * max(len(names), 1))(*[headers[n].encode() for n in names])
+    incl = (ctypes.c_char_p * max(len(names), 1))(*[n.encode() for n in names])
+    _check(lib, lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(),
+                                       len(names), texts if names else None,
+                                       incl if names else None), "nvrtcCreateProgram")
     try:
         opts = [f"--gpu-architecture={arch}".encode(), *(o.encode() for o in options)]
         argv = (ctypes.c_char_p * len(opts))(*opts)

@@ -24,6 +24,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PRELUDE = HERE / "prelude.h"
+#: CUDA's headers (cuda_runtime.h, math_constants.h, ...) as the executor sees them.
+INCLUDE = HERE / "include"
 RUNTIME = HERE / "runtime.cpp"
 
 #: Flags for the host compiler. -O1 keeps builds fast on 2 cores; -g1 keeps line tables (race
@@ -206,10 +208,11 @@ def build(source: str, name: str = "kernel.cu", *, checked: bool = True,
         raise ValueError(f"switch must be one of {sorted(SWITCHES)}, got {switch!r}")
     cxx, version = _compiler()
     unit = translation_unit(source, name)
-    flags = [*CXXFLAGS, *(CHECK_FLAGS if checked else ())]
+    flags = [*CXXFLAGS, *(CHECK_FLAGS if checked else ()), f"-I{INCLUDE}"]
     runtime = _runtime_object(cxx, version, switch)
+    headers = "".join(p.read_text() for p in sorted(INCLUDE.glob("*.h")))
     key = hashlib.sha256("\0".join(
-        [unit, PRELUDE.read_text(), runtime.name, " ".join(flags), version]).encode()
+        [unit, PRELUDE.read_text(), headers, runtime.name, " ".join(flags), version]).encode()
     ).hexdigest()[:24]
     out = cache_dir() / f"{Path(name).stem}-{key}.so"
     if out.exists():

@@ -231,6 +231,9 @@ KERNEL_RUNTIME = {
     "andrea_gpu/executor/launch.py": "andrea_gpu/executor/launch.py",
     "andrea_gpu/executor/prelude.h": "andrea_gpu/executor/prelude.h",
     "andrea_gpu/executor/runtime.cpp": "andrea_gpu/executor/runtime.cpp",
+    **{f"andrea_gpu/executor/include/{h}": f"andrea_gpu/executor/include/{h}" for h in (
+        "cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h",
+        "math_constants.h", "vector_types.h")},
     # argument checks only (the contract's errors); no reference computation in this file
     "andrea_ref/validate.py": "andrea_validate.py",
 }

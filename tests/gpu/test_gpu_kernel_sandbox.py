@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
     '#include "/proc/self/cwd/../project/andrea_gpu/kernels/embedding.cu"',
     '#include "embedding.cu"',
     "#include <../../andrea_ref/embedding.py>",
+    '#include "./cuda_runtime.h"',
+    '#include "../executor/include/cuda.h"',
     "#include </etc/passwd>",
     "#  include <stdlib.h>",
     "%:include \"x.cu\"",
@@ -51,6 +53,7 @@ def test_ways_to_reach_other_files_are_refused(line):
 
 @pytest.mark.parametrize("line", [
     "#include <cstdint>", "#include <cuda_runtime.h>", "#include <math_constants.h>",
+    '#include "cuda_runtime.h"',
     "#pragma unroll", "#pragma unroll 4", "#define N 32\n#ifdef N\n#endif",
     'const char *s = "#include \\"x.cu\\" asm";', "// #include \"x.cu\"",
     "/* asm(\".incbin\") */", "int assembly = 1; float asm_like = 2.0f;",
@@ -106,3 +109,28 @@ def test_a_kernel_submission_cannot_open_the_reference(tmp_path):
                 sandbox="bwrap", select=["lookup_selects_row"])
     assert rep["import"]["ok"], rep["import"]
     assert rep["score"] == rep["max_score"] > 0, [c["message"] for c in rep["checks"]]
+
+
+def test_every_allowed_header_compiles_with_nvrtc_and_the_executor(tmp_path):
+    """A student's usual includes (<cuda_runtime.h>, <cstdint>, ...) work on both compilers:
+    NVRTC has no header files, so it gets the grader's own versions in memory."""
+    import numpy as np
+
+    from andrea_gpu.host import ALLOWED_HEADERS
+    from andrea_gpu.nvrtc import NvrtcUnavailable
+    from andrea_gpu.submission import compile_kernel_source, load_kernel_submission
+
+    good = (ROOT / "andrea_gpu" / "kernels" / "embedding.cu").read_text()
+    uses = ("static __device__ int32_t andrea_i32(size_t n) { return (int32_t)(n % INT_MAX) + "
+            "(int)(FLT_EPSILON * CUDART_PI_F) + (int)UINT8_MAX * 0; }\n")
+    text = "".join(f"#include <{h}>\n" for h in sorted(ALLOWED_HEADERS)) + uses + good
+    cu = tmp_path / "includes.cu"
+    cu.write_text(text)
+    try:
+        ok, log = compile_kernel_source(cu)
+    except NvrtcUnavailable as exc:
+        pytest.skip(str(exc))
+    assert ok, log
+    sub = load_kernel_submission(cu, backend="cpu")
+    tab = np.arange(8, dtype=np.float32).reshape(4, 2)
+    assert sub.lookup(tab, np.array([3, 0])).tolist() == [[6.0, 7.0], [0.0, 1.0]]

@@ -1,0 +1,2 @@
+// cuda.h for the CPU executor: everything it declares comes from prelude.h.
+#pragma once

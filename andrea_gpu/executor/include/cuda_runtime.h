@@ -1,0 +1,2 @@
+// cuda_runtime.h for the CPU executor: everything it declares comes from prelude.h.
+#pragma once

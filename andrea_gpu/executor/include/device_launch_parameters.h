@@ -1,0 +1,2 @@
+// device_launch_parameters.h for the CPU executor: everything it declares comes from prelude.h.
+#pragma once
