@@ -394,6 +394,14 @@ def consistency_problems(raw: Mapping[str, Any]) -> list[str]:
     for g in raw.get("kernels", {}).get("groups", []):
         if g not in groups:
             problems.append(f"kernels/groups: {g!r} is not a group in 'groups'")
+    if "kernels" in raw:
+        block = raw["kernels"]["launch"]["block_x"]
+        for shape in raw["kernels"]["launch"]["test_shapes"]:
+            b = shape[1]
+            if b == "rows" or b % block["multiple_of"] or b > block["max"]:
+                problems.append(f"kernels/launch/test_shapes: block {b!r} of {shape} breaks the "
+                                f"launch rule (a multiple of {block['multiple_of']} up to "
+                                f"{block['max']})")
     names = [f["name"] for f in raw["contract"]["functions"]]
     for n in sorted({n for n in names if names.count(n) > 1}):
         problems.append(f"contract/functions: {n!r} is listed twice")

@@ -10,7 +10,7 @@ strategies``). One function, :func:`check_error_inputs`, runs a clause's entries
 
 A submission is judged on the exception type only: the message is the student's to word. The
 regex holds the project's own implementations (andrea_ref, andrea_gpu) to one wording, so both
-backends fail alike (tests/ref/test_error_inputs.py).
+backends fail alike (tests/conformance/test_error_inputs.py).
 """
 
 from __future__ import annotations

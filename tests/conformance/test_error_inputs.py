@@ -10,6 +10,7 @@ import andrea_ref
 from graders.conformance import cli
 from graders.conformance.error_inputs import (ERROR_INPUTS, check_error_input, check_error_inputs,
                                               error_inputs)
+from graders.conformance.profiles import use_profile
 from graders.conformance.registry import all_checks
 from spec import load_spec
 
@@ -31,7 +32,16 @@ def test_table_and_contract_name_the_same_errors():
 
 @pytest.mark.parametrize("ei", ERROR_INPUTS, ids=lambda e: f"{e.clause}-{e.function}-{e.what}")
 def test_reference_raises_each_error_with_its_wording(ei):
-    check_error_input(andrea_ref, SPEC, ei, match_message=True)
+    with use_profile("dev"):
+        check_error_input(andrea_ref, SPEC, ei, match_message=True)
+
+
+def test_gpu_implementation_raises_the_same_errors_with_the_same_wording():
+    """andrea_gpu checks its arguments as the reference does, before any launch."""
+    andrea_gpu = pytest.importorskip("andrea_gpu")
+    with use_profile("dev"):
+        for ei in ERROR_INPUTS:
+            check_error_input(andrea_gpu, SPEC, ei, match_message=True)
 
 
 def test_a_wrong_error_type_fails_the_clause(tmp_path):

@@ -98,3 +98,21 @@ def test_duplicate_contract_function_is_refused(tmp_path):
         dict(r["contract"]["functions"][0])))
     with pytest.raises(Exception, match="'token_embedding_params' is listed twice"):
         load_spec(path)
+
+
+@pytest.mark.parametrize("where, value, message", [
+    (("model", "position_encoding"), "rope", "'learned' was expected"),
+    (("model", "init", "distribution"), "uniform", "'normal' was expected"),
+    (("kernels", "dtype"), "float64", "'float32' was expected"),
+    (("kernels", "bad_id_sentinel"), -1, "2147483647 was expected"),
+    (("kernels", "launch", "test_shapes"), [[1, 48]], "block 48 of [1, 48] breaks the launch rule"),
+])
+def test_values_the_code_cannot_honour_are_refused(tmp_path, where, value, message):
+    """A spec value nothing would act on is an error, never silently ignored."""
+    def mutate(raw):
+        node = raw
+        for key in where[:-1]:
+            node = node[key]
+        node[where[-1]] = value
+    with pytest.raises(Exception, match=re.escape(message)):
+        load_spec(_edited(tmp_path, mutate))
