@@ -101,19 +101,67 @@ def notebook_source(data: bytes | str, origin: str) -> Source:
                 lines = ["pass"] + lines[1:]
             else:
                 lines = ["pass"] * len(lines)
-        continued = False
+        scan = _Continuation()
         for k, line in enumerate(lines, 1):
-            kind = None if continued else _ipython_kind(line)
+            kind = None if scan.inside else _ipython_kind(line)
             if kind is not None:
                 dropped.append(Dropped(number, k, kind, line.strip()[:200]))
                 indent = re.match(r"\s*", line).group(0)
                 line = indent + "pass"
-            continued = line.rstrip().endswith("\\")
+            scan.feed(line)
             out.append(line)
             line_map.append((number, k))
         out.append("")
         line_map.append((number, len(lines) + 1))
     return Source("\n".join(out) + "\n", origin, True, line_map, dropped)
+
+
+class _Continuation:
+    """Whether the next line continues a statement (open brackets, an open triple-quoted
+    string, a trailing backslash): such a line is never an IPython command, whatever it starts
+    with (``(a\n % b)``, a docstring line "% of the rows")."""
+
+    def __init__(self):
+        self.depth = 0
+        self.quote: str | None = None      # the open triple quote, if any
+        self.backslash = False
+
+    @property
+    def inside(self) -> bool:
+        return self.depth > 0 or self.quote is not None or self.backslash
+
+    def feed(self, line: str) -> None:
+        i, n = 0, len(line)
+        while i < n:
+            c = line[i]
+            if self.quote is not None:
+                if c == "\\":
+                    i += 2
+                    continue
+                if line.startswith(self.quote, i):
+                    i += 3
+                    self.quote = None
+                    continue
+                i += 1
+                continue
+            if c == "#":
+                break
+            if line.startswith(('"""', "'''"), i):
+                self.quote = line[i:i + 3]
+                i += 3
+                continue
+            if c in "\"'":
+                j = i + 1
+                while j < n and line[j] != c:
+                    j += 2 if line[j] == "\\" else 1
+                i = j + 1
+                continue
+            if c in "([{":
+                self.depth += 1
+            elif c in ")]}":
+                self.depth = max(0, self.depth - 1)
+            i += 1
+        self.backslash = self.quote is None and line.rstrip().endswith("\\")
 
 
 def _ipython_kind(line: str) -> str | None:

@@ -119,3 +119,16 @@ def test_ordinary_imports_are_graded_kit_imports_are_not(tmp_path, spec, capsys)
         assert rep["score"] == 0 and word in import_detail(rep["import"])
         assert conform_cli.main([str(bad), "--select", "dot_product"]) == 2   # self-check agrees
         assert "which the grader refuses" in capsys.readouterr().err
+
+
+def test_only_statement_starts_are_ipython_commands():
+    """A '%' or '!' that continues an expression or sits in a string is Python, not a magic."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        'x = (7\n     % 3)\ndoc = """\n% of the rows\n!important\n"""\n'
+        's = "a(" ; y = [1,\n  2]\n%time y\nz = 1 + \\\n  2\n!ls')]
+    src = notebook_source(nbformat.writes(nb), "t.ipynb")
+    assert [(d.line, d.kind) for d in src.dropped] == [(9, "magic"), (12, "shell")]
+    ns: dict = {}
+    exec(compile(src.text, "t", "exec"), ns)  # noqa: S102 - our own test notebook
+    assert (ns["x"], ns["doc"], ns["z"]) == (1, "\n% of the rows\n!important\n", 3)
