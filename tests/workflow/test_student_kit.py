@@ -91,3 +91,13 @@ def test_the_kit_installs_and_checks_without_the_reference(kit, tmp_path):
     bad = run(str(EXAMPLES / "buggy_student.py"), "--profile", "dev", "--select", "BWD-TOK-01")
     assert bad.returncode == 1 and "BWD-TOK-01" in bad.stdout
     assert list(work.iterdir()) == []
+
+
+def test_kits_need_the_source_tree(tmp_path, capsys):
+    from graders.grade.gradescope_zip import ZipError, build_wheel
+
+    with pytest.raises(ZipError, match="source tree is needed"):
+        build_wheel(tmp_path, root=tmp_path)
+    (tmp_path / "file").write_text("")
+    assert cli.main(["student-kit", "--output", str(tmp_path / "file")]) == 2
+    assert capsys.readouterr().err.startswith("andrea-grade: --output")
