@@ -1,12 +1,12 @@
 # make demo  - create .venv, install, run the conformance suite on the bundled correct and buggy submissions
-# make test  - create .venv, install, run the whole test suite
+# make test  - create .venv, install (and bubblewrap, as root with apt), run the whole test suite
 # make selfcheck-wheel - the students' kit (andrea-selfcheck, no reference) in dist/
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 EXTRAS ?= test,gpu,cluster
 
-.PHONY: venv demo test bench bench-gpu selfcheck-wheel clean
+.PHONY: venv bwrap demo test bench bench-gpu selfcheck-wheel clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,17 @@ venv: $(VENV)/.installed
 demo: venv
 	$(PY) -m graders.demo
 
-test: venv
+# andrea-grade runs untrusted code only in bubblewrap; install it where we can (root with apt).
+bwrap:
+	@if ! command -v bwrap >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null) || true; \
+	  fi; \
+	  command -v bwrap >/dev/null 2>&1 || echo "note: bubblewrap is not installed: andrea-grade \
+	refuses untrusted code here, and the tests that need isolation are skipped"; \
+	fi
+
+test: venv bwrap
 	$(PY) -m pytest -q -p no:cacheprovider
 
 bench: venv

@@ -70,8 +70,8 @@ if [ -z "$PY" ]; then
     apt-get install -y -qq python3.11 python3.11-venv
     PY=python3.11
 fi
-# bubblewrap isolates each submission (the grader falls back to rlimits where it cannot run).
-apt-get install -y -qq bubblewrap || echo "setup.sh: bubblewrap not installed; rlimits only"
+# bubblewrap isolates each submission (without it the grader refuses to run submissions).
+apt-get install -y -qq bubblewrap || echo "setup.sh: bubblewrap not installed; grading will be refused"
 "$PY" -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q ./andrea_conformance-*.whl

@@ -37,7 +37,7 @@ SOURCE_SUFFIXES = (".py", ".ipynb", ".cu")
 NOTEBOOK_MODULE = "notebook_submission.py"   # a notebook's code cells, as the worker imports them
 MAX_SUBMISSION_BYTES = 5 * 1024 * 1024
 MAX_MESSAGE_CHARS = 2000        # a check's message and its smallest input, each
-MAX_REPRODUCER_CHARS = 20000    # a check's reproducer snippet
+MAX_REPRODUCER_CHARS = 8000     # a check's reproducer snippet
 # A check that broke (check_bug earns its points) is confirmed against the reference first:
 MSG_BROKE_ON_RESULT = ("a value the submission returned made this check break ({exception}: "
                        "{error}); the check does not break on the reference implementation, "
@@ -282,8 +282,12 @@ def _checks_for(sub: Submission, spec: Spec, select):
 
 def _run_submission(sub, spec, checks, mode, limits, profile, select, on_result) -> dict:
     """Import the submission in its worker and run the checks through the proxy."""
-    scratch = prepare(sub.files, sub.module, kernel=sub.kind == "kernel",
-                      kernel_contract=spec.raw.get("kernels"))
+    try:
+        scratch = prepare(sub.files, sub.module, kernel=sub.kind == "kernel",
+                          kernel_contract=spec.raw.get("kernels"))
+    except OSError as exc:
+        raise GraderError(f"{sub.name}: the grader could not prepare its scratch folder "
+                          f"({exc.strerror or type(exc).__name__})") from None
     proxy = SubmissionProxy(scratch, limits, mode, contract_functions(spec))
     run: dict = {}
     try:
