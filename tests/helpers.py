@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from graders.conformance.runner import ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, CheckResult
+from graders.grade.protocol import pack
+from graders.grade.sandbox import Limits
 
 
 def clause_status(results: list[CheckResult]) -> dict[str, str]:
@@ -14,3 +16,17 @@ def clause_status(results: list[CheckResult]) -> dict[str, str]:
             if c not in out or rank[r.status] > rank[out[c]]:
                 out[c] = r.status
     return out
+
+
+def fast_limits(**over) -> Limits:
+    """Limits short enough for tests (a hang costs seconds, not minutes)."""
+    base = dict(call_timeout=2.5, check_timeout=30.0, total_timeout=120.0,
+                startup_timeout=10.0, memory_mb=1024, cpu_seconds=60,
+                max_timeouts_per_function=1)
+    base.update(over)
+    return Limits(**base)
+
+
+def pack_bytes(header: dict, blobs: list) -> bytes:
+    """One protocol frame as bytes (the grader writes the buffers of ``pack`` without joining)."""
+    return b"".join(bytes(p) for p in pack(header, blobs))

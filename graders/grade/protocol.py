@@ -245,10 +245,6 @@ def pack(header: dict, blobs: list) -> list:
     return [struct.pack(">QI", body_len, len(head)) + head, *views]
 
 
-def pack_bytes(header: dict, blobs: list) -> bytes:
-    return b"".join(bytes(p) for p in pack(header, blobs))
-
-
 def frame_length(prefix: bytes) -> int:
     return struct.unpack(">Q", prefix[:8])[0]
 

@@ -99,14 +99,6 @@ class Limits:
     max_message_mb: int = 384        # largest reply accepted from the worker
     max_timeouts_per_function: int = 3  # after this many timeouts a function is not called again
 
-    @classmethod
-    def for_tests(cls, **over) -> "Limits":
-        base = dict(call_timeout=2.5, check_timeout=30.0, total_timeout=120.0,
-                    startup_timeout=10.0, memory_mb=1024, cpu_seconds=60,
-                    max_timeouts_per_function=1)
-        base.update(over)
-        return cls(**base)
-
 
 # ----------------------------------------------------------------------------- probing
 _PROBE: dict[str, tuple[bool, str]] = {}

@@ -18,6 +18,7 @@ from andrea_gpu.submission import load_kernel_submission
 from graders.conformance.registry import all_checks
 from graders.conformance.runner import run_checks
 from spec import load_spec
+from tests.helpers import fast_limits
 
 CORPUS = Path(__file__).resolve().parent / "kernels" / "submissions"
 CORRECT = sorted(CORPUS.glob("correct_*.cu"))
@@ -107,10 +108,8 @@ def test_each_bug_fails_its_clause_with_the_right_feedback(name, spec):
 def test_the_commonest_kernel_bug_loses_points_through_the_grader():
     """A token backward with += instead of atomicAdd, graded in the sandboxed worker."""
     from graders.grade.grading import grade, load_submission
-    from graders.grade.sandbox import Limits
-
     rep = grade(load_submission(CORPUS / "bug_missing_atomic.cu"), load_spec(), profile="dev",
-                limits=Limits.for_tests(), select=["token_gradient_scatter_add"])
+                limits=fast_limits(), select=["token_gradient_scatter_add"])
     assert rep["import"]["ok"], rep["import"]
     (chk,) = rep["checks"]
     assert chk["status"] == "failed" and rep["score"] == 0

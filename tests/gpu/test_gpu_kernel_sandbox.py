@@ -8,8 +8,9 @@ import pytest
 
 from andrea_gpu.host import SubmissionError, check_includes
 from graders.grade.grading import grade, load_submission
-from graders.grade.sandbox import Limits, probe_bwrap
+from graders.grade.sandbox import probe_bwrap
 from spec import load_spec
+from tests.helpers import fast_limits
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -105,7 +106,7 @@ def test_a_kernel_submission_cannot_open_the_reference(tmp_path):
     from andrea_gpu.host import KernelContractError
     with pytest.raises(KernelContractError, match="although every id is in range"):
         load_kernel_submission(cu, backend="cpu").lookup(tab, np.arange(6))
-    rep = grade(load_submission(cu), load_spec(), profile="dev", limits=Limits.for_tests(),
+    rep = grade(load_submission(cu), load_spec(), profile="dev", limits=fast_limits(),
                 sandbox="bwrap", select=["lookup_selects_row"])
     assert rep["import"]["ok"], rep["import"]
     assert rep["score"] == rep["max_score"] > 0, [c["message"] for c in rep["checks"]]

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from graders.grade.grading import grade, load_submission
-from graders.grade.sandbox import Limits, probe_bwrap
+from graders.grade.sandbox import probe_bwrap
 from spec import load_spec
+from tests.helpers import fast_limits
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "examples" / "hostile"
 CORRECT = ROOT / "examples" / "submissions" / "correct_student.py"
-LIMITS = Limits.for_tests()
+LIMITS = fast_limits()
 HAS_BWRAP = probe_bwrap()[0]
 needs_bwrap = pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap is not usable here: the "
                                  "grader refuses untrusted code, so isolation cannot be tested")

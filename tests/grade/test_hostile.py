@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from graders.grade import formats
-from graders.grade.sandbox import Limits
 
 from .conftest import HAS_BWRAP, HOSTILE, LIMITS, grade_path, leftovers, needs_bwrap, statuses
+from tests.helpers import fast_limits
 
-FAST_IMPORT = Limits.for_tests(startup_timeout=3.0, memory_mb=768)
+FAST_IMPORT = fast_limits(startup_timeout=3.0, memory_mb=768)
 # hang_at_import never imports, so a short import limit changes nothing but the wait
-NO_IMPORT = Limits.for_tests(startup_timeout=1.0)
+NO_IMPORT = fast_limits(startup_timeout=1.0)
 PASSED = ("passed", "")
 
 # file -> ({check: (status, text its message must contain; "" for a pass)}, score, limits).

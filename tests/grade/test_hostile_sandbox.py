@@ -25,10 +25,11 @@ from graders.grade.grading import GraderError, load_submission
 
 from .conftest import (CORRECT, HAS_BWRAP, HOSTILE, LIMITS, SANDBOX, grade_path, leftovers,
                        needs_bwrap, statuses)
+from tests.helpers import fast_limits
 
 ATTACKS = Path(__file__).resolve().parent / "hostile"
 ALL_HOSTILE = sorted(ATTACKS.glob("*.py")) + sorted(HOSTILE.glob("*.py"))
-FAST = sandbox.Limits.for_tests(call_timeout=3.0, startup_timeout=8.0)
+FAST = fast_limits(call_timeout=3.0, startup_timeout=8.0)
 PASSED = ("passed", "")
 
 
@@ -199,10 +200,10 @@ import json, resource, sys
 sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
 from graders.grade import formats
 from graders.grade.grading import grade, load_submission
-from graders.grade.sandbox import Limits
 from spec import load_spec
+from tests.helpers import fast_limits
 rep = grade(load_submission({str(ATTACKS / 'huge_values.py')!r}), load_spec(), profile="dev",
-            limits=Limits.for_tests(memory_mb=1536),
+            limits=fast_limits(memory_mb=1536),
             select=["token_table_params", "position_table_params", "embedding_layer_params",
                     "dot_product"])
 sizes = {{f: len(formats.render(rep, f).encode()) for f in formats.FORMATS}}
@@ -279,7 +280,7 @@ def test_storage_is_bounded_and_private(spec):
 
     before = fills()
     rep = grade_path(ATTACKS / "fill_storage.py", spec, select=["vector_norm"],
-                     limits=sandbox.Limits.for_tests(max_disk_mb=8))
+                     limits=fast_limits(max_disk_mb=8))
     _check(rep, {"vector_norm": PASSED})
     written = int(rep["submission_output"].split("MIB_WRITTEN ")[1].split()[0])
     assert 0 < written <= 8
@@ -287,7 +288,7 @@ def test_storage_is_bounded_and_private(spec):
 
 
 def test_slow_calls_use_up_the_budget_and_the_rest_is_not_run(spec):
-    limits = sandbox.Limits.for_tests(call_timeout=1.5, total_timeout=4.0,
+    limits = fast_limits(call_timeout=1.5, total_timeout=4.0,
                                       max_timeouts_per_function=3)
     checks = ["dot_product", "vector_norm", "similarity_by_direction"]
     rep = grade_path(ATTACKS / "slow_calls.py", spec, select=checks, limits=limits)

@@ -3,12 +3,13 @@ import numpy as np
 import pytest
 
 from graders.grade import protocol as P
+from tests.helpers import pack_bytes
 
 
 def roundtrip(value):
     blobs = []
     tree = P.encode(value, blobs)
-    header, got_blobs = P.unpack(P.pack_bytes({"v": tree}, blobs)[8:])
+    header, got_blobs = P.unpack(pack_bytes({"v": tree}, blobs)[8:])
     return P.decode(header["v"], got_blobs)
 
 
@@ -81,7 +82,7 @@ def test_malformed_frames_are_rejected():
         P.unpack(b"\x00\x00\x00\x05{}")
     with pytest.raises(P.ProtocolError):
         P.unpack(b"\x00\x00\x00\x02[]")
-    body = P.pack_bytes({"a": 1}, [b"xyz"])[8:]
+    body = pack_bytes({"a": 1}, [b"xyz"])[8:]
     with pytest.raises(P.ProtocolError):
         P.unpack(body + b"extra")
 

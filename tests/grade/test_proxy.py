@@ -5,7 +5,8 @@ import pytest
 from graders.conformance.faults import CallTimeout, WorkerCrashed
 from graders.conformance.registry import ConformanceError
 from graders.grade import proxy as px
-from graders.grade.sandbox import Limits, choose_mode, prepare
+from graders.grade.sandbox import choose_mode, prepare
+from tests.helpers import fast_limits
 
 from .conftest import SANDBOX
 
@@ -75,7 +76,7 @@ FUNCS = ["lookup", "axis", "mine", "odd", "key", "mutate", "draw", "weird", "slo
 @pytest.fixture(scope="module")
 def proxy():
     sc = prepare({"m.py": SOURCE}, "m.py")
-    p = px.SubmissionProxy(sc, Limits.for_tests(call_timeout=1.5, max_timeouts_per_function=2),
+    p = px.SubmissionProxy(sc, fast_limits(call_timeout=1.5, max_timeouts_per_function=2),
                            choose_mode(SANDBOX)[0], FUNCS)
     out = p.start()
     assert out.ok, out

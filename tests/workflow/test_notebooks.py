@@ -11,11 +11,11 @@ from graders.conformance.sources import forbidden_imports, notebook_source
 from graders.grade import formats
 from graders.grade.grading import grade, load_submission
 from graders.grade.messages import import_detail
-from graders.grade.sandbox import Limits
 
 from ..grade.conftest import CORRECT
+from tests.helpers import fast_limits
 
-LIMITS = Limits.for_tests()
+LIMITS = fast_limits()
 SELECT = ["lookup_selects_row", "dot_product"]
 
 
