@@ -103,13 +103,13 @@ _FLOAT = """#pragma once
 #define DBL_MIN 2.2250738585072014e-308
 #define DBL_EPSILON 2.2204460492503131e-016
 """
-_EMPTY = "#pragma once\n"  # NVRTC declares CUDA's built-ins, math functions and printf itself
-_ASSERT = "#pragma once\n#define assert(e) ((void)0)\n"
+# NVRTC declares CUDA's built-ins, math functions, printf and assert itself.
+_EMPTY = "#pragma once\n"
 NVRTC_HEADERS = {
     "cstdint": _STDINT, "stdint.h": _STDINT, "cstddef": _STDDEF, "stddef.h": _STDDEF,
     "climits": _LIMITS, "limits.h": _LIMITS, "cfloat": _FLOAT, "float.h": _FLOAT,
     "cmath": _EMPTY, "math.h": _EMPTY, "cstdio": _EMPTY, "stdio.h": _EMPTY, "cstring": _EMPTY,
-    "string.h": _EMPTY, "cassert": _ASSERT, "assert.h": _ASSERT,
+    "string.h": _EMPTY, "cassert": _EMPTY, "assert.h": _EMPTY,
 }
 
 

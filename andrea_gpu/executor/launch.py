@@ -283,7 +283,7 @@ class Kernel:
                 status = self._launch(cfg, ptrs, ranges, len(args), track)
                 atomics = bool(self.module.lib.andrea_exec_atomics_used())
             if status:
-                self._raise(status, guarded, label, args, block, grid)
+                self._raise(status, guarded, label, args, block, grid, shmem)
             for i, buf in guarded.items():
                 off = buf.canary_damage()
                 if off is not None:
@@ -334,7 +334,7 @@ class Kernel:
             f"updates need atomicAdd/atomicMin..., shared memory needs a __syncthreads() between "
             f"a write and another thread's read)")
 
-    def _raise(self, status, guarded, label, args, block, grid):
+    def _raise(self, status, guarded, label, args, block, grid, shmem=0):
         if status in (6, 7):
             self._race(status, args, block, grid)
         lib = self.module.lib
@@ -350,7 +350,13 @@ class Kernel:
                         f"kernel {self.name}: out-of-bounds access to {self._arg(i)}"
                         f"{self._fault_line()}: byte offset {addr - buf.addr} of a "
                         f"{buf.nbytes}-byte buffer, by {at}")
-            raise KernelError(f"kernel {self.name}: {at}: {msg}")
+            if addr < 1 << 16:
+                why = "a null pointer was dereferenced"
+                if self.module.uses_dynamic_shared and not shmem:
+                    why += (" (the kernel uses extern __shared__ memory, but the launch gives it "
+                            "none: use a fixed-size __shared__ array)")
+                raise KernelError(f"kernel {self.name}: {at}: {why}{self._fault_line()}")
+            raise KernelError(f"kernel {self.name}: {at}: {msg}{self._fault_line()}")
         raise KernelError(f"kernel {self.name} ({_STATUS.get(status, status)}, "
                           f"{label} schedule): {at}: {msg}")
 
@@ -384,6 +390,7 @@ class Module:
         self.checked = checked
         self.path = build(source, name, checked=checked, switch=switch)
         self.param_names = _param_names(source)
+        self.uses_dynamic_shared = "extern __shared__" in " ".join(source.split())
         self.lib = ctypes.CDLL(str(self.path))
         self.lib.andrea_exec_message.restype = ctypes.c_char_p
         self.lib.andrea_exec_fault_addr.restype = ctypes.c_void_p

@@ -223,3 +223,13 @@ def test_syncwarp_orders_lanes_and_ballot_counts(selftest_module):
     assert out.tolist() == want
     with pytest.raises(RaceError, match=r"warp_exchange_racy: data race on shared memory"):
         selftest_module.get_function("warp_exchange_racy")((1,), (64,), (np.zeros(64, np.int32),))
+
+
+def test_dynamic_shared_memory_without_a_size_is_explained():
+    mod = Module('extern "C" __global__ void k(float *y) {\n    extern __shared__ float buf[];\n'
+                 '    buf[threadIdx.x] = 1.0f;\n    y[threadIdx.x] = buf[threadIdx.x];\n}\n',
+                 "dyn.cu")
+    with pytest.raises(KernelError, match=r"null pointer was dereferenced \(the kernel uses extern "
+                                          r"__shared__ memory, but the launch gives it none.* at "
+                                          r"dyn.cu:3"):
+        mod.get_function("k")((1,), (32,), (np.zeros(32, np.float32),))
