@@ -283,6 +283,10 @@ def check_includes(text: str, name: str) -> None:
     # Lines that look like directives are checked as written too, whatever a comment or a
     # line splice around them might mean to one compiler or another.
     lines = _logical_lines(text)
+    for num, line in lines:  # a prefix split by a line splice (R\ then "x() is one too
+        if _RAW_STRING.search(line) and not any(n == num for n, _ in errors):
+            errors.append((num, "raw string literals (R\"...\") are not allowed in a kernel "
+                                "submission"))
     physical = text.split("\n")
     lines += [(num, raw) for num, raw in enumerate(physical, 1)
               if raw.lstrip().startswith(("#", "%:"))
@@ -308,7 +312,9 @@ def check_includes(text: str, name: str) -> None:
             if dname not in _ALLOWED_DIRECTIVES:
                 errors.append((num, f"#{dname} is not allowed in a kernel submission"))
             elif dname == "include":
-                m = re.fullmatch(r'<([A-Za-z0-9_.]+)>|"([A-Za-z0-9_.]+)"', rest)
+                # a line as written still holds its comment: #include <cstdint>  // int32_t
+                m = re.fullmatch(r'<([A-Za-z0-9_.]+)>|"([A-Za-z0-9_.]+)"',
+                                 re.split(r"\s*(?://|/\*)", rest)[0])
                 if not m or (m.group(1) or m.group(2)) not in ALLOWED_HEADERS:
                     errors.append((num, f"#include {rest[:80]} is not allowed: a kernel "
                                         f"submission is one self-contained file and may include "

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .batch_reports import (check_columns, problem_of, similarity_html, write_feedback,
                             write_histogram_png, write_summary)
-from .grading import GraderError, Submission, load_submission, spec_digest
+from .grading import GraderError, Submission, load_submission, printable_name, spec_digest
 from .similarity import PAIR_THRESHOLD, python_text, similar_pairs
 from .sandbox import Limits
 
@@ -206,8 +206,8 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
         try:
             sub = load_submission(p)
         except GraderError as exc:
-            record_problem(con, p.name, None, spec_sha, str(exc))
-            names.append((p.name, None))
+            record_problem(con, printable_name(p.name), None, spec_sha, printable_name(str(exc)))
+            names.append((printable_name(p.name), None))
             problems += 1
             continue
         names.append((sub.name, sub.sha256))

@@ -11,6 +11,7 @@ when the grader itself cannot run (no such file, kernel grading unavailable, bad
 from __future__ import annotations
 
 import hashlib
+import os
 import importlib.util
 import time
 from dataclasses import dataclass
@@ -89,9 +90,10 @@ def load_submission(path: str | Path) -> Submission:
         _check_size(path, p.stat().st_size)
         data = _read(p)
         digest = hashlib.sha256(p.suffix.encode() + b"\0" + data).hexdigest()
+        name = printable_name(p.name)
         if p.suffix == NOTEBOOK_SUFFIX:
-            return _notebook_submission(p.name, {}, p.name, data, digest)
-        return Submission(p.name, {p.name: data}, p.name,
+            return _notebook_submission(name, {}, name, data, digest)
+        return Submission(name, {name: data}, name,
                           "kernel" if p.suffix == ".cu" else "python", digest=digest)
     files = {}
     total = 0
@@ -105,24 +107,34 @@ def load_submission(path: str | Path) -> Submission:
         _check_size(path, total)
         data = _read(f)
         _check_size(path, total - f.stat().st_size + len(data))
-        files[rel.as_posix()] = data
+        files[printable_name(rel.as_posix())] = data
     h = hashlib.sha256()
     for rel in sorted(files):
         h.update(rel.encode() + b"\0" + hashlib.sha256(files[rel]).digest())
     digest = h.hexdigest()
     top = [r for r in files if "/" not in r]
     cu = [r for r in top if r.endswith(".cu")]
+    name = printable_name(p.name)
     if cu and not any(r.endswith((".py", NOTEBOOK_SUFFIX)) for r in top):
-        return Submission(p.name, files, cu[0], "kernel", digest=digest)
+        return Submission(name, files, cu[0], "kernel", digest=digest)
     entry, why, names = choose_entry(list(files))
     if entry is not None and entry.endswith(NOTEBOOK_SUFFIX):
-        return _notebook_submission(p.name, files, entry, files[entry], digest)
+        return _notebook_submission(name, files, entry, files[entry], digest)
     if entry is not None:
-        return Submission(p.name, files, entry, digest=digest)
+        return Submission(name, files, entry, digest=digest)
     if why == "none":
-        return Submission(p.name, files, None, problem=M.NO_MODULE, digest=digest)
-    return Submission(p.name, files, None, problem=M.MANY_MODULES,
+        return Submission(name, files, None, problem=M.NO_MODULE, digest=digest)
+    return Submission(name, files, None, problem=M.MANY_MODULES,
                       problem_fields={"names": ", ".join(names)}, digest=digest)
+
+
+def printable_name(name: str) -> str:
+    """A file name as text that can be written anywhere (UTF-8, gradebook, CSV): bytes that are
+    not UTF-8 (which Python keeps as lone surrogates) shown as \\xff escapes."""
+    try:
+        return os.fsencode(name).decode("utf-8", "backslashreplace")
+    except UnicodeError:
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _notebook_submission(name, files, entry, data, digest) -> Submission:

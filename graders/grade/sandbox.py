@@ -151,6 +151,26 @@ def _package_dirs(names=None) -> list[Path]:
     return out
 
 
+def _kit_locations(roots) -> list[Path]:
+    """Folders of the kit's own packages (and of its source tree) that lie inside one of
+    `roots` (folders the sandbox binds whole), on the host's real paths."""
+    cands = [HERE.parent.parent] if (HERE.parent.parent / "pyproject.toml").is_file() else []
+    for name in KIT_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None:
+            cands += [Path(loc) for loc in (spec.submodule_search_locations or [])]
+    real_roots = [Path(os.path.realpath(r)) for r in roots if os.path.isdir(r)]
+    out: list[Path] = []
+    for c in cands:
+        c = Path(os.path.realpath(c))
+        if c.is_dir() and c not in out and any(c == r or r in c.parents for r in real_roots):
+            out.append(c)
+    return out
+
+
 def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
@@ -306,6 +326,13 @@ def _bwrap_prefix(exe: str, dirs: dict, site: list[tuple[Path, str]], *, disk_by
         for anc in reversed(Path(prefix).parents[:-1]):  # created searchable, not 0700
             cmd += ["--perms", "0755", "--dir", str(anc)]
         cmd += ["--ro-bind", prefix, prefix]
+    # The kit itself (reference, spec, grader, reference kernels) where it lies inside a folder
+    # bound above, as after `pip install .` into the system's or the interpreter's own Python:
+    # covered by an empty, read-only tmpfs, so that it does not exist in the sandbox either.
+    for hidden in _kit_locations(["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32",
+                                  "/libx32", prefix]):
+        cmd += ["--perms", "0555", "--size", "4096", "--tmpfs", str(hidden),
+                "--remount-ro", str(hidden)]
     for d in (IN_SANDBOX, f"{IN_SANDBOX}/site", f"{IN_SANDBOX}/project"):
         cmd += ["--perms", "0755", "--dir", d]
     # The only writable places, new for every worker start: a tmpfs of bounded size holding

@@ -6,6 +6,8 @@ the grader then refuses it, which tests/grade/test_hostile_sandbox.py checks).
 """
 from __future__ import annotations
 
+import os
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -52,3 +54,89 @@ def test_a_check_broken_for_everyone_still_costs_nothing(spec, monkeypatch):
     out = grading._confirm_check_bug(bug, spec)
     assert (out.status, out.cause) == (Status.FAILED, Cause.WRONG_VALUE)
     assert "KeyError" in out.message
+
+
+# ----------------------------------------------------------------------------- kernel includes
+KERNEL_CORPUS = sorted((Path(__file__).resolve().parents[1] / "gpu" / "kernels").rglob("*.cu"))
+
+
+@pytest.mark.parametrize("name", ["hidden_include.cu", "hidden_include_raw.cu",
+                                  "hidden_asm_splice.cu"])
+def test_a_file_hidden_by_a_lexing_trick_is_refused(name):
+    """Digit separators, raw strings and a raw-string prefix split by a line splice fool a
+    comment-and-string reader: each is refused before any compiler runs, on its line."""
+    from andrea_gpu import host
+
+    text = (MORE / name).read_text()
+    with pytest.raises(host.SubmissionError) as err:
+        host.check_includes(text, name)
+    lines = text.splitlines()
+    include = [i for i, line in enumerate(lines, 1) if line.startswith("#include")]
+    for num in include:
+        assert f"{name}:{num}: error: #include" in err.value.log
+    if not include:   # the splice: refused as a raw string where it starts
+        start = next(i for i, line in enumerate(lines, 1) if line.rstrip().endswith("R\\"))
+        assert f"{name}:{start}: error: raw string literals" in err.value.log
+
+
+def test_the_kernel_corpus_is_not_refused():
+    """No false alarm on real kernels (digit separators, comments, pragmas, includes)."""
+    from andrea_gpu import host
+
+    assert KERNEL_CORPUS
+    for path in KERNEL_CORPUS + sorted((MORE.parents[2] / "andrea_gpu" / "kernels").glob("*.cu")):
+        host.check_includes(path.read_text(), path.name)
+    host.check_includes("#include <cstdint>  // ok\n#pragma unroll\nint x = 1'000;\n", "ok.cu")
+
+
+# ----------------------------------------------------------------------------- file names
+def _names_batch(tmp_path: Path) -> Path:
+    subs = tmp_path / "subs"
+    carol = subs / "carol"
+    carol.mkdir(parents=True)
+    (carol / "submission.py").write_bytes((MORE / "hidden_names.py").read_bytes())
+    (carol / os.fsdecode(b"\xff\x1b[2Jhelper.py")).write_text("X = 1\n")
+    (subs / os.fsdecode(b"dave\xfe.py")).write_bytes((MORE / "hidden_names.py").read_bytes())
+    return subs
+
+
+def test_file_names_that_are_not_utf8_are_shown_escaped(tmp_path):
+    subs = _names_batch(tmp_path)
+    carol = grading.load_submission(subs / "carol")
+    assert "\\xff\x1b[2Jhelper.py" in carol.files and carol.module == "submission.py"
+    assert len(carol.sha256) == 64
+    dave = grading.load_submission(next(p for p in subs.iterdir() if p.is_file()))
+    assert dave.name == "dave\\xfe.py" and dave.module == "dave\\xfe.py"
+
+
+@needs_bwrap
+def test_a_batch_survives_file_names_that_are_not_utf8(tmp_path, spec):
+    from graders.grade import batch
+
+    subs = _names_batch(tmp_path)
+    db, csv_path = tmp_path / "gb.sqlite", tmp_path / "scores.csv"
+    batch.run_batch(subs, spec, jobs=1, db=db, csv_path=csv_path, profile="dev",
+                    limits=LIMITS, sandbox="bwrap", select=["dot_product"], progress=False)
+    con = sqlite3.connect(db)
+    rows = dict(con.execute("SELECT submission, score FROM grades"))
+    assert rows == {"carol": rows["carol"], "dave\\xfe.py": rows["dave\\xfe.py"]}
+    assert rows["carol"] > 0 and rows["carol"] == rows["dave\\xfe.py"]
+    assert "dave\\xfe.py" in csv_path.read_text(encoding="utf-8")
+
+
+# ----------------------------------------------------------------------------- the kit
+@needs_bwrap
+def test_the_kit_installed_in_a_bound_folder_is_not_in_the_sandbox(spec, monkeypatch):
+    """Pretend xmlrpc (in the interpreter's prefix, which the sandbox binds whole) is part of
+    the kit: the worker must find nothing there."""
+    from graders.grade import sandbox
+
+    def listing():
+        rep = grade_path(MORE / "see_kit.py", spec, select=["vector_norm"], limits=LIMITS,
+                         sandbox="bwrap")
+        assert rep["checks"][0]["status"] == "passed"
+        return rep["submission_output"]
+
+    assert "client.py" in listing()                  # visible while it is not the kit's
+    monkeypatch.setattr(sandbox, "KIT_PACKAGES", sandbox.KIT_PACKAGES + ("xmlrpc",))
+    assert "KIT-LISTING []" in listing()
