@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 from . import messages as M
-from .formats import check_feedback, _num
+from .formats import _num, check_feedback, group_status
 from .i18n import Translator
 
 FEEDBACK_FORMATS = ("md", "html")
@@ -75,7 +75,7 @@ def feedback_text(report: dict | None, lang: str, fmt: str = "md", name: str = "
         if g["id"] in hidden:
             continue
         lines.append(f"- {t(g['title'])}: {_num(g['score'])} / {_num(g['points'])} "
-                     f"({t(M.CHECKS_PASSED, passed=g['passed'], total=g['checks'])})")
+                     f"({group_status(g, t)})")
     if hidden:
         lines.append(t(M.HIDDEN_GROUPS, n=len(hidden)))
     imp = report.get("import") or {}

@@ -111,6 +111,15 @@ def check_feedback(check: dict, t: Translator, sections: dict, *, details: bool 
     return "\n".join(lines)
 
 
+def group_status(g: dict, t: Translator) -> str:
+    """"3 of 4 checks passed", counting only checks that ran: a skipped optional check is
+    neither passed nor failed; a group of optional checks only says that they were skipped."""
+    ran = g["checks"] - g.get("skipped", 0)
+    if ran == 0 and g.get("skipped"):
+        return t(M.OPTIONAL_GROUP_SKIPPED)
+    return t(M.CHECKS_PASSED, passed=g["passed"], total=ran)
+
+
 def reveals_total(report: dict) -> bool:
     """The total is shown only when every group is visible (else it tells about hidden ones)."""
     return all(g["visibility"] == "visible" for g in report["groups"])
@@ -135,7 +144,7 @@ def summary(report: dict, t: Translator, *, students: bool = True,
             hidden += 1
             continue
         lines.append(f"- {t(g['title'])}: {_num(g['score'])} / {_num(g['points'])} "
-                     f"({t(M.CHECKS_PASSED, passed=g['passed'], total=g['checks'])})")
+                     f"({group_status(g, t)})")
     if hidden:
         lines.append(t(M.HIDDEN_GROUPS, n=hidden))
     if not groups:
@@ -281,10 +290,9 @@ def text(report: dict, lang: str = "en", *, color: bool = False, width: int = 10
     for col in (M.GROUP, M.POINTS, M.SCORE, M.STATUS):
         table.add_column(t(col))
     for g in report["groups"]:
-        ok = g["passed"] == g["checks"]
+        ok = g["passed"] == g["checks"] - g.get("skipped", 0)
         table.add_row(escape(t(g["title"])), str(_num(g["points"])), str(_num(g["score"])),
-                      ("[green]" if ok else "[red]") + t(M.CHECKS_PASSED, passed=g["passed"],
-                                                           total=g["checks"]) + "[/]")
+                      ("[green]" if ok else "[red]") + group_status(g, t) + "[/]")
     con.print(table)
     con.print(f"[bold]{t(M.TOTAL_SCORE, score=_num(report['score']), max_score=_num(report['max_score']))}[/bold]")
     import_failed = not (report.get("import") or {}).get("ok", True)

@@ -12,6 +12,7 @@ ERROR = "error"
 SKIPPED = "skipped"
 NOT_RUN_LABEL = "not run"
 NOTHING_WRONG = "Nothing went wrong: every check passed."
+OPTIONAL_GROUP_SKIPPED = "optional functions not provided (this costs no points)"
 OPTIONAL_SKIPPED = "Optional, not provided: {function}. This costs no points."
 CHECK_BUG = ("This check broke because of a bug in the grader, not in your code; it counts as "
              "passed. Please tell your teacher.")

@@ -131,6 +131,7 @@ def _score_groups(groups, members: dict[str, list[int]], results):
             "points": cents(sum(share[g, i] for i in members[g])),
             "score": cents(earned),
             "passed": sum(1 for i in members[g] if results[i].status == Status.PASSED),
+            "skipped": sum(1 for i in members[g] if results[i].status == Status.SKIPPED),
             "checks": n, "visibility": info.get("visibility", "visible"),
         })
     return group_rows, empty, share

@@ -36,6 +36,12 @@ def test_correct_styles_pass_every_check(path, andrea_spec):
     assert not bad, "\n".join(bad)
     assert {r.status for r in results if r.status != Status.PASSED} <= {Status.SKIPPED}
     assert all(r.cause == Cause.OPTIONAL_ABSENT for r in results if r.status == Status.SKIPPED)
+    # andrea-grade's rubric on the same verdicts: full marks (two styles are also graded
+    # through the isolated worker, tests/grade/test_corpus_grade.py)
+    from graders.grade import scoring
+
+    report = scoring.build(andrea_spec, results, meta={})
+    assert report["score"] == report["max_score"] == 100
 
 
 @pytest.fixture(scope="module")

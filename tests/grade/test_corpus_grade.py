@@ -30,6 +30,8 @@ def test_correct_styles_get_full_marks(path, spec):
     assert sum(round(t["score"] * 100) for t in gs["tests"]) == 100 * 100
     text = formats.text(rep)
     assert M.NOTHING_WRONG in text and M.WHAT_WENT_WRONG not in text
+    assert M.OPTIONAL_GROUP_SKIPPED in text          # not "0 of 3 checks passed"
+    assert "0 of 3" not in text
 
 
 def test_a_buggy_submission_loses_exactly_its_check_in_every_language(spec, tmp_path):
