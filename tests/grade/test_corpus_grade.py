@@ -28,7 +28,7 @@ def test_correct_styles_get_full_marks(path, spec):
     gs = formats.gradescope(rep)
     assert {t["status"] for t in gs["tests"]} == {"passed"}      # skipped optional: not failed
     assert sum(round(t["score"] * 100) for t in gs["tests"]) == 100 * 100
-    text = formats.text(rep)
+    text = formats.text(rep, width=200)
     assert M.NOTHING_WRONG in text and M.WHAT_WENT_WRONG not in text
     assert M.OPTIONAL_GROUP_SKIPPED in text          # not "0 of 3 checks passed"
     assert "0 of 3" not in text
