@@ -326,6 +326,7 @@ def run_check(check: Check, impl, spec: Spec, *, target: str = "impl") -> CheckR
         check(recorder, spec)
     except ImplementationFault as exc:
         _fault(result, exc)
+        result.example = _last_call(recorder)   # the call that hung, crashed, ...
     except Exception as exc:  # noqa: BLE001 - sorted into the causes below
         _classify(result, exc, recorder)
         if result.status == FAILED:

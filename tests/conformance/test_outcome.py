@@ -85,6 +85,7 @@ def test_a_fault_stops_the_check_with_its_kind(andrea_spec):
     r = run_checks(_impl(lookup=lookup), andrea_spec, profile="dev", select=["EMB-LOOKUP-01"])[0]
     assert (r.status, r.cause) == (Status.ERROR, Cause.FAULT)
     assert r.details == {"fault": "timeout", "function": "lookup"}
+    assert r.example.startswith("lookup(table=")            # the call that faulted
 
 
 def test_missing_and_optional_functions(andrea_spec):
