@@ -69,7 +69,7 @@ def ratio(submission: Path, profile: str, pairs: int) -> None:
               f"{statistics.median(g) / statistics.median(c):.2f} (target <= 1.2)")
 
 
-def batch(n: int, jobs: int, profile: str) -> None:
+def batch(n: int, jobs: int, profile: str, sandbox: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         subs = Path(tmp) / "subs"
         subs.mkdir()
@@ -78,12 +78,16 @@ def batch(n: int, jobs: int, profile: str) -> None:
             with open(subs / f"student{i:03d}.py", "a") as f:
                 f.write(f"\n# student {i}\n")
         wall, cpu, peak = run([PY, "-m", "graders.grade.cli", "batch", str(subs), "--jobs",
-                               str(jobs), "--profile", profile, "--db",
+                               str(jobs), "--profile", profile, "--sandbox", sandbox, "--db",
                                str(Path(tmp) / "gb.sqlite"), "--no-progress"])
-    print(f"batch of {n} ({profile}, {jobs} jobs): {wall:.1f} s wall, {wall / n:.2f} s per "
-          f"submission, {cpu / n:.2f} s CPU per submission; 300 would take about "
-          f"{wall / n * 300 / 60:.1f} min at this rate (target <= 8); peak RSS of one process "
-          f"{peak:.0f} MiB")
+    print(f"batch of {n} ({profile}, {jobs} jobs, sandbox {sandbox}): {wall:.1f} s wall, "
+          f"{wall / n:.2f} s per submission, {cpu / n:.2f} s CPU per submission; 300 would take "
+          f"about {wall / n * 300 / 60:.1f} min at this rate (target <= 8), or "
+          f"{cpu / n * 300 / jobs / 60:.1f} min from the CPU time on {jobs} free cores; peak RSS "
+          f"of one process {peak:.0f} MiB")
+    if sandbox != "none":
+        print("  (CPU time: a worker that bubblewrap's init did not reap before it was killed is "
+              "not counted; --sandbox none counts every worker)")
 
 
 def main() -> int:
@@ -93,6 +97,8 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=3, help="grade/conform pairs (0: no ratio)")
     ap.add_argument("--profile", default="grading")
     ap.add_argument("--submission", type=Path, default=CORRECT)
+    ap.add_argument("--sandbox", default="auto", help="passed to the batch (none: count the "
+                    "workers' CPU time too)")
     args = ap.parse_args()
     print(f"- python {sys.version.split()[0]}, {os.cpu_count()} logical CPUs "
           f"({len(os.sched_getaffinity(0))} usable); load average before: "
@@ -100,7 +106,7 @@ def main() -> int:
     if args.pairs:
         ratio(args.submission.resolve(), args.profile, args.pairs)
     if args.n:
-        batch(args.n, args.jobs, args.profile)
+        batch(args.n, args.jobs, args.profile, args.sandbox)
     print(f"- load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
