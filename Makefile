@@ -34,7 +34,7 @@ test: venv bwrap
 
 bench: venv
 	$(PY) -m pip install -q -e ".[bench]"
-	$(PY) benchmarks/bench_reference.py
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) benchmarks/bench_reference.py
 
 bench-gpu: venv
 	$(PY) benchmarks/bench_gpu.py
