@@ -3,9 +3,10 @@
 The grader's worker uses ``andrea_gpu.host`` directly, with the contract as JSON and only the
 kernel runtime in its sandbox. This module is the same thing for code that runs next to the
 project (tests, the course's own tools): it reads the contract from the spec (the ``kernels:``
-key of spec/andrea-120m.yaml), checks arguments with ``andrea_ref.validate``, and adds the
-seven contract functions that have no kernel (params, init_table, dot, norm, cosine) from
-andrea_ref, so a ``KernelSubmission`` offers all ten.
+key of spec/andrea-120m.yaml), checks arguments with ``andrea_ref.validate``, and takes the
+contract functions that have no kernel (the spec's ``contract:`` less lookup, embed and
+embed_backward: the parameter counts, init_table, dot, norm, cosine) from andrea_ref, so a
+``KernelSubmission`` offers the whole Python contract.
 
 * ``compile_kernel_source(path) -> (ok, log)``: refused includes, missing entry points,
   signature mismatches and NVRTC errors for the contract's arch (sm_90). Works without a GPU.
@@ -45,20 +46,20 @@ def compile_kernel_source(path, *, spec=None, arch: str | None = None) -> tuple[
 
 
 class KernelSubmission:
-    """A kernel submission behind the ten-function contract (see the module docstring)."""
+    """A kernel submission behind the Python contract (see the module docstring)."""
 
-    token_embedding_params = staticmethod(andrea_ref.token_embedding_params)
-    position_embedding_params = staticmethod(andrea_ref.position_embedding_params)
-    embedding_params = staticmethod(andrea_ref.embedding_params)
-    init_table = staticmethod(andrea_ref.init_table)
-    dot = staticmethod(andrea_ref.dot)
-    norm = staticmethod(andrea_ref.norm)
-    cosine_similarity = staticmethod(andrea_ref.cosine_similarity)
-
-    def __init__(self, kernels: host.KernelHost):
+    def __init__(self, kernels: host.KernelHost, functions: tuple[str, ...] = ()):
         self.kernels = kernels
         self.path = kernels.path
         self.contract = kernels.contract
+        # The spec's required contract functions that no kernel computes: andrea_ref's.
+        self._from_reference = tuple(f for f in functions
+                                     if f not in ("lookup", "embed", "embed_backward"))
+
+    def __getattr__(self, name):
+        if name in self.__dict__.get("_from_reference", ()):
+            return getattr(andrea_ref, name)
+        raise AttributeError(f"{type(self).__name__} has no {name!r}")
 
     @property
     def backend(self) -> str:
@@ -83,8 +84,10 @@ def load_kernel_submission(path, *, backend: str | None = None, spec=None) -> Ke
     Raises SubmissionError (with the compiler log) when includes are refused, entry points are
     missing, a signature differs from the contract, or the source does not build.
     """
+    spec = spec if spec is not None and hasattr(spec, "contract") else load_spec(spec)
     return KernelSubmission(host.load_kernel_submission(
-        path, KernelContract.from_spec(spec), validate, backend=backend))
+        path, KernelContract.from_spec(spec), validate, backend=backend),
+        spec.contract.required)
 
 
 __all__ = ["KernelContract", "KernelContractError", "KernelSubmission", "SubmissionError",
