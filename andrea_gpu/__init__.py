@@ -1,6 +1,6 @@
 """andrea_gpu: the ANDREA-120M embedding contract computed by CUDA kernels.
 
-Same contract as andrea_ref (``spec.CONTRACT``), numpy arrays in and out:
+Same contract as andrea_ref (the spec's ``contract:``), numpy arrays in and out:
 
 * lookup, embed, embed_backward and cosine_similarity run the kernels of ``kernels/*.cu``;
 * token_embedding_params, position_embedding_params, embedding_params, init_table, dot and
