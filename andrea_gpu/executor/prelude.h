@@ -14,6 +14,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>  // the launch stubs behind the kernel source
+#include <type_traits>
+#include <utility>
 
 // ----------------------------------------------------------------------------- qualifiers
 #define __global__
