@@ -87,3 +87,13 @@ def test_spec_audit_catches_a_stale_init_statement(std002, tmp_path):
     assert [(c.kind, c.subject) for c in bad] == [("statement", "INIT-DIST-01")]
     assert "the spec's init std is 0.02" in bad[0].detail
     assert audit_spec("andrea-120m").ok and audit_spec("gpt2-small").ok
+
+
+def test_course_text_against_the_real_gpt2_spec(nl_doc):
+    """The Dutch course says 1/sqrt(d_model): right for ANDREA, a mismatch for GPT-2 (0.02)."""
+    from graders.audit.docs import audit_document
+
+    for name, kind in (("andrea-120m", "ok"), ("gpt2-small", "mismatch")):
+        r = audit_document(nl_doc, load_spec(name), "nl")
+        init = [f for f in r.findings if f.clause == "INIT-DIST-01"]
+        assert [(f.kind, f.line, f.text) for f in init] == [(kind, 11, "1/sqrt(d_model)")], name
