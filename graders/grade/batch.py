@@ -28,7 +28,7 @@ from .batch_reports import (check_columns, problem_of, similarity_html, write_fe
                             write_histogram_png, write_summary)
 from .grading import GraderError, Submission, load_submission, printable_name, spec_digest
 from .similarity import PAIR_THRESHOLD, python_text, similar_pairs
-from .sandbox import Limits
+from .sandbox import IsolationUnavailable, Limits, choose_mode
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS grades (
@@ -197,6 +197,11 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
     """
     limits = limits or Limits()
     entries = discover(folder)
+    if scheduler is None:  # local graders: refuse untrusted code once, up front (fail closed)
+        try:
+            choose_mode(sandbox)
+        except IsolationUnavailable as exc:
+            raise BatchError(str(exc)) from None
     db = Path(db) if db else Path(folder).resolve().parent / "gradebook.sqlite"
     con = open_gradebook(db)
     spec_sha = spec_digest(spec, profile)

@@ -382,9 +382,23 @@ def _left_out(res: CheckResult, proxy) -> CheckResult:
     return out
 
 
+def _nvrtc_loads() -> bool:
+    """Whether NVRTC loads in the grader. The worker's word that it does not is the word of
+    the submission's process (a kernel's static constructor can forge it, to be reported as
+    the grader's failure instead of graded): believed only when the grader cannot load it
+    either."""
+    try:
+        from andrea_gpu import nvrtc
+
+        nvrtc.version()
+        return True
+    except Exception:  # noqa: BLE001 - NvrtcUnavailable, or andrea_gpu missing
+        return False
+
+
 def _import_failed(sub, outcome, checks, on_result) -> tuple[dict, list[CheckResult]]:
     err = outcome.error or {}
-    if sub.kind == "kernel" and err.get("type") == "NvrtcUnavailable":
+    if sub.kind == "kernel" and err.get("type") == "NvrtcUnavailable" and not _nvrtc_loads():
         raise GraderError(f"kernel grading unavailable: {err.get('msg', '')}")
     kind = outcome.fault.kind if outcome.fault is not None else "import"
     if sub.source and isinstance(outcome.error, dict):

@@ -78,6 +78,21 @@ def rebuild_exception(info: dict) -> Exception:
     return cls(msg)
 
 
+def import_error_info(info: dict) -> dict:
+    """The worker's account of an import error, typed and bounded: the submission runs in that
+    process and can write any frame there (a 7 MiB message made every format 10-24 MB)."""
+    out = {"type": str(info.get("type") or "Error")[:100] if isinstance(info.get("type"), str)
+           else "Error",
+           "msg": info["msg"][:4000] if isinstance(info.get("msg"), str) else ""}
+    if type(info.get("line")) is int and 0 < info["line"] < 1 << 31:
+        out["line"] = info["line"]
+    if isinstance(info.get("text"), str):
+        out["text"] = info["text"][:300]
+    if isinstance(info.get("bases"), list):
+        out["bases"] = [str(b)[:100] for b in info["bases"][:20] if isinstance(b, str)]
+    return out
+
+
 class BudgetExhausted(CallTimeout):
     """The submission's total time is used up: the call was not made (the check did not run)."""
 
@@ -412,7 +427,7 @@ class SubmissionProxy:
         if "ready" in header and isinstance(header["ready"], list):
             return {"ready": [f for f in header["ready"] if f in self._functions]}
         if "import_error" in header and isinstance(header["import_error"], dict):
-            return header
+            return {"import_error": import_error_info(header["import_error"])}
         self._kill()
         raise WorkerCrashed(f"{what}: the worker sent an unexpected first reply")
 

@@ -140,3 +140,49 @@ def test_the_kit_installed_in_a_bound_folder_is_not_in_the_sandbox(spec, monkeyp
     assert "client.py" in listing()                  # visible while it is not the kit's
     monkeypatch.setattr(sandbox, "KIT_PACKAGES", sandbox.KIT_PACKAGES + ("xmlrpc",))
     assert "KIT-LISTING []" in listing()
+
+
+# ----------------------------------------------------------------------------- fail closed
+def test_a_batch_without_bubblewrap_refuses_up_front(tmp_path, spec, monkeypatch):
+    """Not one 'problem' row per student and exit status 0: one refusal, nothing written."""
+    from graders.grade import batch, cli, sandbox
+
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "a.py").write_bytes((MORE / "hidden_names.py").read_bytes())
+    monkeypatch.setattr(sandbox, "_PROBE", {"bwrap": (False, "bubblewrap (bwrap) is not "
+                                                             "installed")})
+    with pytest.raises(batch.BatchError, match="refusing to run untrusted code"):
+        batch.run_batch(subs, spec, db=tmp_path / "gb.sqlite", progress=False)
+    assert not (tmp_path / "gb.sqlite").exists()
+    assert cli.main(["batch", str(subs), "--db", str(tmp_path / "gb.sqlite"),
+                     "--no-progress"]) == 2
+
+
+# ----------------------------------------------------------------------------- forged replies
+@needs_bwrap
+def test_a_forged_import_error_is_bounded_in_every_format(spec):
+    from graders.grade import formats
+
+    rep = grade_path(MORE / "forged_import_error.py", spec, select=["dot_product"],
+                     limits=LIMITS, sandbox="bwrap")
+    err = rep["import"]["error"]
+    assert set(err) <= {"type", "msg", "line", "text", "bases"} and "line" not in err
+    assert len(err["msg"]) <= 4000 and len(err["type"]) <= 100
+    for fmt in formats.FORMATS:
+        assert len(formats.render(rep, fmt).encode()) < 100_000, fmt
+
+
+def test_a_kernel_cannot_pass_itself_off_as_nvrtc_missing(monkeypatch):
+    """'NVRTC is unavailable' from the worker is the submission's word: where the grader can
+    load NVRTC, it is that submission's import error, not the grader's failure."""
+    from graders.grade.proxy import Outcome
+
+    monkeypatch.setattr(grading, "_nvrtc_loads", lambda: True)
+    sub = grading.Submission("k.cu", {"k.cu": b""}, "k.cu", "kernel")
+    forged = Outcome(ok=False, error={"type": "NvrtcUnavailable", "msg": "no libnvrtc"})
+    imp, results = grading._import_failed(sub, forged, [], None)
+    assert imp["error"]["type"] == "NvrtcUnavailable" and results == []
+    monkeypatch.setattr(grading, "_nvrtc_loads", lambda: False)
+    with pytest.raises(grading.GraderError, match="kernel grading unavailable"):
+        grading._import_failed(sub, forged, [], None)
