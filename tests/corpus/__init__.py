@@ -1,8 +1,11 @@
 """Corpora of submissions for meta-tests, shared by tests/conformance and tests/grade.
 
 * ``correct/*.py``: complete, correct submissions written in different styles (NumPy with
-  the naive cosine, pure Python loops, np.take/np.add.reduceat, a class). Each must get full
-  marks from andrea-conform and andrea-grade.
+  the naive cosine, pure Python loops, np.take/np.add.reduceat, a class, math.fsum with NumPy
+  scalars and Dutch error subclasses, scipy.sparse and np.linalg.norm with read-only and
+  Fortran-ordered results, itertools/functools with float32 loops, uint and int32 ids, tables
+  drawn in other orders from the same rng). Each must get full marks from andrea-conform and
+  andrea-grade.
 * ``buggy/*.py``: one file per bug class. Each holds only what differs from
   ``correct/numpy_naive.py`` (the functions it redefines, appended to that module's source),
   and two header lines: ``# bug: <what is wrong>`` and ``# fails: <check ids>``, the exact set

@@ -15,7 +15,8 @@ from tests.corpus import buggy_cases, correct_files
 
 from .conftest import grade_path
 
-GRADED = [p for p in correct_files() if p.stem in ("numpy_naive", "python_loops")]
+GRADED = [p for p in correct_files()
+          if p.stem in ("numpy_naive", "python_loops", "einsum_fsum_scalars")]
 INTERNALS = re.compile(r"Draw \d|Failing test case|Falsifying|data\(\.\.\.\)|bit_generator|PCG64")
 
 
