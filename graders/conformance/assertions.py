@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import hints
 from .registry import ConformanceError
 
 
@@ -133,6 +134,21 @@ def call_repr(fn: str, *args: Any, **kwargs: Any) -> str:
              for i, a in enumerate(args)]
     parts += [f"{k}={describe(v)}" for k, v in kwargs.items()]
     return f"{fn}({', '.join(parts)})"
+
+
+MSG_MUTATED = ("{function}() changed its input in place ({arguments}), but no function may "
+               "modify its arguments")
+
+
+def mutation(function: str, keys) -> ConformanceError:
+    """The violation of a call that changed arguments in place (EMB-PURE-01 holds for every
+    function); `keys` are argument positions or keyword names."""
+    names = parameters(function)
+    shown = ", ".join(names[k] if isinstance(k, int) and 0 <= k < len(names)
+                      else f"argument {str(k)[:40]}" for k in list(keys)[:8])
+    fields = {"function": function, "arguments": shown}
+    return ConformanceError(MSG_MUTATED.format(**fields), hint=hints.MUTATION,
+                            template=MSG_MUTATED, fields=fields)
 
 
 def fail(template: str, call: str | None = None, hint: str | Callable[[], str | None] | None = None, *,

@@ -24,7 +24,7 @@ import numpy as np
 
 from spec import Spec
 
-from .assertions import call_repr, seed_of
+from .assertions import call_repr, mutation, seed_of
 from .faults import ImplementationFault
 from .outcome import Cause, FaultKind, Status
 from .profiles import DEFAULT_PROFILE, use_profile
@@ -211,7 +211,13 @@ def _exec_source(source: Source, path: Path):
 
 # ----------------------------------------------------------------------------- reproducers
 class _Recorder:
-    """Wraps an implementation and remembers the arguments of its last call."""
+    """Wraps an implementation and remembers the arguments of its last call.
+
+    The implementation gets private copies of array and list arguments, so a check's
+    expectations are computed from values it never touched; a call that changed its copies
+    fails (EMB-PURE-01: no function mutates its inputs). An implementation whose calls already
+    cross as copies (the grader's proxy: ``passes_copies``) gets the check's own values.
+    """
 
     def __init__(self, impl):
         self._impl = impl
@@ -222,16 +228,45 @@ class _Recorder:
         if not callable(fn):
             return fn
 
+        copies = not getattr(self._impl, "passes_copies", False)
+
         def call(*args, **kwargs):
             self.last = (name, tuple(_snapshot(a) for a in args),
                          {k: _snapshot(v) for k, v in kwargs.items()})
+            given = (tuple(_private(a) for a in args),
+                     {k: _private(v) for k, v in kwargs.items()}) if copies else (args, kwargs)
             try:
-                return fn(*args, **kwargs)
+                result = fn(*given[0], **given[1])
             except Exception as exc:
                 exc._andrea_raised_by_impl = name  # the implementation's, not the check's
                 raise
+            if copies:
+                changed = [i for i, (a, b) in enumerate(zip(args, given[0])) if _changed(a, b)]
+                changed += [k for k, v in kwargs.items() if _changed(v, given[1][k])]
+                if changed:
+                    raise mutation(name, changed)
+            return result
 
         return call
+
+
+def _private(value):
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, list):
+        return [_private(v) for v in value]
+    return value
+
+
+def _changed(original, given) -> bool:
+    """Whether the implementation changed its copy `given` of `original` (bit for bit)."""
+    if isinstance(original, np.ndarray):
+        return (not isinstance(given, np.ndarray) or given.shape != original.shape
+                or given.dtype != original.dtype or given.tobytes() != original.tobytes())
+    if isinstance(original, list):
+        return (not isinstance(given, list) or len(given) != len(original)
+                or any(_changed(a, b) for a, b in zip(original, given)))
+    return False
 
 
 def _snapshot(value):

@@ -30,10 +30,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graders.conformance import hints
+from graders.conformance.assertions import mutation
 from graders.conformance.faults import (CallTimeout, ForbiddenImport, ImplementationFault,
                                         OutputFlood, ResourceExhausted, WorkerCrashed)
-from graders.conformance.registry import ConformanceError
 
 from . import protocol as P
 from .sandbox import (LaunchPlan, Limits, SandboxError, Scratch, kill_leftovers, plan,
@@ -387,6 +386,8 @@ def describe_exit(code: int | None, what: str, mode: str) -> ImplementationFault
 class SubmissionProxy:
     """An object whose attributes are the submission's contract functions."""
 
+    passes_copies = True   # arguments cross as copies: the caller's values never change
+
     def __init__(self, scratch: Scratch, limits: Limits, mode: str, functions: list[str]):
         self._scratch = scratch
         self._limits = limits
@@ -538,11 +539,7 @@ class SubmissionProxy:
         mutates its inputs); it is reported, never written back into the caller's values."""
         if not mutated or not isinstance(mutated, list):
             return
-        which = ", ".join(f"argument {k}" if isinstance(k, int) else f"argument {str(k)[:40]}"
-                          for k in mutated[:8])
-        raise ConformanceError(f"{name}() changed its input in place ({which}), but no "
-                               "function may modify its arguments (EMB-PURE-01)",
-                               hint=hints.MUTATION)
+        raise mutation(name, [k for k in mutated if isinstance(k, (int, str))])
 
     @staticmethod
     def _advance_generators(args, kwargs, reply, blobs) -> None:

@@ -203,7 +203,7 @@ from graders.grade.grading import grade, load_submission
 from spec import load_spec
 from tests.helpers import fast_limits
 rep = grade(load_submission({str(ATTACKS / 'huge_values.py')!r}), load_spec(), profile="dev",
-            limits=fast_limits(memory_mb=1536),
+            limits=fast_limits(memory_mb=1536, call_timeout=20.0),
             select=["token_table_params", "position_table_params", "embedding_layer_params",
                     "dot_product"])
 sizes = {{f: len(formats.render(rep, f).encode()) for f in formats.FORMATS}}
