@@ -129,19 +129,19 @@ template <typename T> T andrea_shfl_xor(T v, int m, const char *f, int l, int wi
 // Atomics: fibers never run at the same time, so a read-modify-write is atomic as written.
 // They are not instrumented for the race checker (an atomic never races) and mark the launch
 // as one whose float results may depend on the order of the threads.
-namespace andrea_exec { extern int atomics_used; }
+namespace andrea_exec { extern int atomics_used; void atomic_touch(const void *p, size_t n); }
 #define ANDREA_ATOMIC template <typename T> __attribute__((no_sanitize_thread, noinline)) static T
-ANDREA_ATOMIC atomicAdd(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = old + v; return old; }
-ANDREA_ATOMIC atomicSub(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = old - v; return old; }
-ANDREA_ATOMIC atomicExch(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = v; return old; }
-ANDREA_ATOMIC atomicMin(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = v < old ? v : old; return old; }
-ANDREA_ATOMIC atomicMax(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = v > old ? v : old; return old; }
-ANDREA_ATOMIC atomicAnd(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = old & v; return old; }
-ANDREA_ATOMIC atomicOr(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = old | v; return old; }
-ANDREA_ATOMIC atomicXor(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = old ^ v; return old; }
-ANDREA_ATOMIC atomicCAS(T *p, T cmp, T v) { andrea_exec::atomics_used = 1; T old = *p; if (old == cmp) *p = v; return old; }
-ANDREA_ATOMIC atomicInc(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = old >= v ? 0 : old + 1; return old; }
-ANDREA_ATOMIC atomicDec(T *p, T v) { andrea_exec::atomics_used = 1; T old = *p; *p = (old == 0 || old > v) ? v : old - 1; return old; }
+ANDREA_ATOMIC atomicAdd(T *p, T v) { andrea_exec::atomics_used = 1; andrea_exec::atomic_touch(p, sizeof(T)); T old = *p; *p = old + v; return old; }
+ANDREA_ATOMIC atomicSub(T *p, T v) { andrea_exec::atomics_used = 1; andrea_exec::atomic_touch(p, sizeof(T)); T old = *p; *p = old - v; return old; }
+ANDREA_ATOMIC atomicExch(T *p, T v) { andrea_exec::atomics_used = 1; andrea_exec::atomic_touch(p, sizeof(T)); T old = *p; *p = v; return old; }
+ANDREA_ATOMIC atomicMin(T *p, T v) { andrea_exec::atomics_used = 1; andrea_exec::atomic_touch(p, sizeof(T)); T old = *p; *p = v < old ? v : old; return old; }
+ANDREA_ATOMIC atomicMax(T *p, T v) { andrea_exec::atomics_used = 1; andrea_exec::atomic_touch(p, sizeof(T)); T old = *p; *p = v > old ? v : old; return old; }
+ANDREA_ATOMIC atomicAnd(T *p, T v) { andrea_exec::atomics_used = 1; andrea_exec::atomic_touch(p, sizeof(T)); T old = *p; *p = old & v; return old; }
+ANDREA_ATOMIC atomicOr(T *p, T v) { andrea_exec::atomics_used = 1; andrea_exec::atomic_touch(p, sizeof(T)); T old = *p; *p = old | v; return old; }
+ANDREA_ATOMIC atomicXor(T *p, T v) { andrea_exec::atomics_used = 1; andrea_exec::atomic_touch(p, sizeof(T)); T old = *p; *p = old ^ v; return old; }
+ANDREA_ATOMIC atomicCAS(T *p, T cmp, T v) { andrea_exec::atomics_used = 1; andrea_exec::atomic_touch(p, sizeof(T)); T old = *p; if (old == cmp) *p = v; return old; }
+ANDREA_ATOMIC atomicInc(T *p, T v) { andrea_exec::atomics_used = 1; andrea_exec::atomic_touch(p, sizeof(T)); T old = *p; *p = old >= v ? 0 : old + 1; return old; }
+ANDREA_ATOMIC atomicDec(T *p, T v) { andrea_exec::atomics_used = 1; andrea_exec::atomic_touch(p, sizeof(T)); T old = *p; *p = (old == 0 || old > v) ? v : old - 1; return old; }
 #undef ANDREA_ATOMIC
 
 // Loads through the read-only cache are plain loads here.

@@ -319,6 +319,24 @@ static inline void access(const void *ptr, size_t n, bool write, const void *sit
         if (a >= r.lo && a < r.hi) return access_range(r, a, n, write, site);
 }
 
+// An atomic on shared memory initialises it (for the never-written check) but is never part of
+// a race.
+void atomic_touch(const void *ptr, size_t n) {
+    Launch *L = g;
+    if (!L || !L->track) return;
+    uintptr_t a = (uintptr_t)ptr;
+    for (Range &r : L->ranges) {
+        if (r.arg >= 0 || a < r.lo || a >= r.hi) continue;
+        uintptr_t end = a + n < r.hi ? a + n : r.hi;
+        for (uintptr_t w = a & ~(uintptr_t)3; w < end; w += 4) {
+            uintptr_t from = a > w ? a : w, to = end < w + 4 ? end : w + 4;
+            uint8_t mask = (uint8_t)(((1u << (to - w)) - 1) & ~((1u << (from - w)) - 1));
+            cell_of(r, w < r.lo ? r.lo : w)->unwritten &= (uint8_t)~mask;
+        }
+        return;
+    }
+}
+
 static void clear_shadow(Range &r) {
     for (Cell *&p : r.pages) {
         if (!p) continue;

@@ -233,3 +233,9 @@ def test_dynamic_shared_memory_without_a_size_is_explained():
                                           r"__shared__ memory, but the launch gives it none.* at "
                                           r"dyn.cu:3"):
         mod.get_function("k")((1,), (32,), (np.zeros(32, np.float32),))
+
+
+def test_shared_memory_written_by_atomics_counts_as_written(selftest_module):
+    out = np.zeros(64, dtype=np.int32)
+    selftest_module.get_function("shared_atomic_counter")((1,), (64,), (out,))
+    assert out.tolist() == [64] * 64

@@ -155,3 +155,14 @@ extern "C" __global__ void warp_exchange_racy(int *out) {
     const int lane = threadIdx.x % 32;
     out[threadIdx.x] = s[threadIdx.x - lane + (lane + 1) % 32];
 }
+
+// A shared counter set by atomicExch and bumped by atomicAdd, then read after the barrier:
+// memory written only by atomics counts as written.
+extern "C" __global__ void shared_atomic_counter(int *out) {
+    __shared__ int count;
+    if (threadIdx.x == 0) atomicExch(&count, 0);
+    __syncthreads();
+    atomicAdd(&count, 1);
+    __syncthreads();
+    out[threadIdx.x] = count;
+}
