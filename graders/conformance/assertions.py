@@ -279,12 +279,26 @@ def assert_close_scaled(name: str, got, want, scale, tol: float, call: str,
              error=float(err[idx]), allowed=float(b), bad=int(bad.sum()), size=int(bad.size))
 
 
+#: The error types of the contract (error_inputs.py): an exception may be only one of them.
+ERROR_TYPES = (TypeError, ValueError, IndexError, KeyError)
+
+
 def assert_raises(expected: type[BaseException], fn: Callable, *args: Any, call: str,
                   hint: str | Callable[[], str | None] | None = None, **kwargs: Any) -> BaseException:
-    """`fn(*args)` must raise `expected` (a subclass counts). Returns the exception."""
+    """`fn(*args)` must raise `expected` (a subclass counts), and not an exception that is
+    also another of the contract's error types (one class deriving from TypeError, ValueError
+    and IndexError at once would pass every error check without telling the errors apart).
+    Returns the exception."""
     try:
         fn(*args, **kwargs)
     except expected as exc:
+        also = [t.__name__ for t in ERROR_TYPES
+                if isinstance(exc, t) and not issubclass(expected, t) and not issubclass(t, expected)]
+        if also:
+            fail("{function}() raised {got}, which is a {want} but also a {also}: each error "
+                 "must be raised as its own type", call, hint, cause="wrong_exception",
+                 function=_function(call, fn), got=type(exc).__name__, want=expected.__name__,
+                 also=" and a ".join(also))
         return exc
     except Exception as exc:  # noqa: BLE001 - a wrong exception type is the finding
         fail("{function}() raised {got}({error!r}), but should raise {want}", call, hint,

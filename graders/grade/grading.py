@@ -37,12 +37,11 @@ GRADER_VERSION = "1"
 SOURCE_SUFFIXES = (".py", ".ipynb", ".cu")
 NOTEBOOK_MODULE = "notebook_submission.py"   # a notebook's code cells, as the worker imports them
 MAX_SUBMISSION_BYTES = 5 * 1024 * 1024
+# Files deeper than this are ignored: in the scratch folder (a longer base than, e.g.,
+# /autograder/submission) their path could pass PATH_MAX and stop the grader.
+MAX_PATH_CHARS = 1024
 MAX_MESSAGE_CHARS = 2000        # a check's message and its smallest input, each
 MAX_REPRODUCER_CHARS = 8000     # a check's reproducer snippet
-# A check that broke (check_bug earns its points) is confirmed against the reference first:
-MSG_BROKE_ON_RESULT = ("a value the submission returned made this check break ({exception}: "
-                       "{error}); the check does not break on the reference implementation, "
-                       "so that value is wrong (its type, size or shape)")
 REFERENCE = "andrea_ref"
 
 
@@ -101,8 +100,8 @@ def load_submission(path: str | Path) -> Submission:
         rel = f.relative_to(p)
         if any(part.startswith((".", "__pycache__")) for part in rel.parts) or not f.is_file():
             continue
-        if f.is_symlink():
-            continue
+        if f.is_symlink() or len(rel.as_posix()) > MAX_PATH_CHARS:
+            continue  # a link is never followed; a path this long is no helper module
         total += f.stat().st_size
         _check_size(path, total)
         data = _read(f)
@@ -360,7 +359,7 @@ def _confirm_check_bug(res: CheckResult, spec: Spec) -> CheckResult:
     if ref is not None and ref.cause == Cause.CHECK_BUG:
         return res                      # the check is broken for everyone: the grader's bug
     out = CheckResult(res.check_id, res.clauses, Status.FAILED, cause=Cause.WRONG_VALUE)
-    out.set_message(MSG_BROKE_ON_RESULT, exception=res.fields.get("exception", "Exception"),
+    out.set_message(M.CHECK_BROKE_ON_RESULT, exception=res.fields.get("exception", "Exception"),
                     error=res.fields.get("error", ""))
     out.duration_s = res.duration_s
     return out

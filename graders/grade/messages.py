@@ -101,3 +101,7 @@ def import_detail(imp: dict, t=None) -> str:
     if err.get("text"):
         text += "\n    " + str(err["text"]).strip()
     return text
+# A check that broke on the submission's value (and not on the reference): the check failed.
+CHECK_BROKE_ON_RESULT = ("a value the submission returned made this check break ({exception}: "
+                         "{error}); the check does not break on the reference implementation, "
+                         "so that value is wrong (its type, size or shape)")

@@ -186,3 +186,41 @@ def test_a_kernel_cannot_pass_itself_off_as_nvrtc_missing(monkeypatch):
     monkeypatch.setattr(grading, "_nvrtc_loads", lambda: False)
     with pytest.raises(grading.GraderError, match="kernel grading unavailable"):
         grading._import_failed(sub, forged, [], None)
+
+
+@needs_bwrap
+def test_a_kernel_forging_nvrtc_missing_is_graded(spec):
+    ok, why = grading.kernel_support()
+    if not ok or not grading._nvrtc_loads():
+        pytest.skip(f"kernel grading is not available here ({why or 'no NVRTC'})")
+    rep = grade_path(MORE / "forge_nvrtc_missing.cu", spec, select=["lookup_selects_row"],
+                     limits=LIMITS, sandbox="bwrap")
+    assert rep["import"]["ok"] is False and rep["import"]["error"]["type"] == "NvrtcUnavailable"
+    assert rep["score"] == 0
+
+
+# ----------------------------------------------------------------------------- deep paths
+def test_a_path_too_deep_for_the_scratch_folder_is_ignored(tmp_path):
+    """Under /autograder/submission (23 characters) a path can be 4,080 characters long and
+    still too long under the grader's scratch folder: the grader then failed with its own
+    error (exit 2, 'grade it again'), and the submission was never graded. Such files are
+    ignored; the module is graded."""
+    sub = tmp_path / "s"
+    deep = sub.joinpath(*["d" * 200] * 6)
+    deep.mkdir(parents=True)
+    (deep / "x.txt").write_text("hidden\n")
+    (sub / "submission.py").write_bytes((MORE / "hidden_names.py").read_bytes())
+    got = grading.load_submission(sub)
+    assert list(got.files) == ["submission.py"] and got.module == "submission.py"
+
+
+# ----------------------------------------------------------------------------- lying exceptions
+@needs_bwrap
+def test_an_exception_of_every_error_type_passes_no_error_check(spec):
+    rep = grade_path(MORE / "universal_exception.py", spec,
+                     select=["param_count_errors", "vector_errors", "dot_product"],
+                     limits=LIMITS, sandbox="bwrap")
+    got = _by_id(rep)
+    for cid in ("param_count_errors", "vector_errors"):
+        assert got[cid]["status"] == "failed" and "but also a" in got[cid]["message"], got[cid]
+    assert got["dot_product"]["status"] == "passed"
