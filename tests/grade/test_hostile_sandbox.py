@@ -242,7 +242,8 @@ def test_mutating_any_argument_is_reported_and_never_written_back(spec, monkeypa
             seen.append(all(np.array_equal(a, b, equal_nan=True) for a, b in zip(now, copies)))
 
     monkeypatch.setattr(px.SubmissionProxy, "_call", spy)
-    checks = ["dot_product", "vector_norm", "lookup_selects_row", "inputs_not_mutated"]
+    checks = ["dot_product", "vector_norm", "lookup_selects_row", "embed_adds_position_rows",
+              "gradient_shapes", "inputs_not_mutated"]
     rep = grade_path(ATTACKS / "mutate_args.py", spec, select=checks, limits=FAST)
     _check(rep, {c: ("failed", "changed its input in place") for c in checks})
     assert seen and all(seen)          # the grader's arrays never changed
