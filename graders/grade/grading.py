@@ -130,6 +130,7 @@ def load_submission(path: str | Path) -> Submission:
 def printable_name(name: str) -> str:
     """A file name as text that can be written anywhere (UTF-8, gradebook, CSV): bytes that are
     not UTF-8 (which Python keeps as lone surrogates) shown as \\xff escapes."""
+    name = name.replace("\\", "\\\\")  # so that no two names look the same (a\xff, a\\xff)
     try:
         return os.fsencode(name).decode("utf-8", "backslashreplace")
     except UnicodeError:

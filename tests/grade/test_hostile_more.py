@@ -16,7 +16,7 @@ from graders.conformance.outcome import Cause, Status
 from graders.conformance.runner import CheckResult
 from graders.grade import grading
 
-from .conftest import LIMITS, grade_path, needs_bwrap
+from .conftest import HAS_BWRAP, LIMITS, grade_path, needs_bwrap
 
 MORE = Path(__file__).resolve().parent / "hostile_more"
 
@@ -224,3 +224,19 @@ def test_an_exception_of_every_error_type_passes_no_error_check(spec):
     for cid in ("param_count_errors", "vector_errors"):
         assert got[cid]["status"] == "failed" and "but also a" in got[cid]["message"], got[cid]
     assert got["dot_product"]["status"] == "passed"
+
+
+def test_an_escaped_name_never_collides_with_a_real_one(tmp_path, spec):
+    """A file named with the byte \\xff and a folder literally named '\\xff' would both be
+    shown as '\\xff': the grader could not write both into its scratch folder and stopped with
+    its own error. Backslashes are escaped too, so the names stay apart."""
+    sub = tmp_path / "s"
+    (sub / "d\\xff").mkdir(parents=True)
+    (sub / "d\\xff" / "m.py").write_text("X = 1\n")
+    (sub / os.fsdecode(b"d\xff")).write_text("not a folder\n")
+    (sub / "submission.py").write_bytes((MORE / "hidden_names.py").read_bytes())
+    got = grading.load_submission(sub)
+    assert set(got.files) == {"submission.py", "d\\xff", "d\\\\xff/m.py"}
+    if HAS_BWRAP:
+        rep = grade_path(sub, spec, select=["dot_product"], limits=LIMITS, sandbox="bwrap")
+        assert rep["checks"][0]["status"] == "passed"
