@@ -15,10 +15,24 @@ class ImplementationFault(BaseException):
 
     kind = "fault"
 
-    def __init__(self, message: str, *, function: str | None = None):
+    def __init__(self, message: str, *, function: str | None = None,
+                 msgid: str | None = None, fields: dict | None = None):
         super().__init__(message)
         self.message = message
         self.function = function
+        # The same text as a translatable sentence: a msgid of the feedback catalogs and its
+        # values (numbers, names), so a report can show it in the student's language.
+        self.msgid = msgid
+        self.fields = dict(fields or {})
+
+    @classmethod
+    def said(cls, msgid: str, *, function: str | None = None, **fields):
+        """The fault whose English text is `msgid` filled with `fields` (kept for translation)."""
+        return cls(msgid.format(**fields), function=function, msgid=msgid, fields=fields)
+
+    def translatable(self) -> dict | None:
+        """``{"msgid": ..., "fields": {...}}`` for a report, or None (plain text only)."""
+        return {"msgid": self.msgid, "fields": dict(self.fields)} if self.msgid else None
 
     def __str__(self) -> str:
         return self.message

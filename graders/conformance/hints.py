@@ -3,8 +3,9 @@
 Each hint is an English sentence and doubles as the gettext msgid that the grader translates.
 """
 
-WRAP_AROUND = ("Negative or too-large ids must raise IndexError; Python/NumPy indexing silently "
-               "wraps -1 around to the last row.")
+WRAP_AROUND = ("Negative or too-large ids must raise IndexError: check the range before "
+               "indexing (Python/NumPy indexing silently wraps -1 around to the last row, and "
+               "clipping turns a bad id into a valid one).")
 SHIFTED_IDS = "Token id i selects row i: check for an off-by-one shift between ids and rows."
 NOT_INTEGER = "Token ids must be integers; check the dtype before indexing (floats and bools are a TypeError)."
 POSITION_ROWS = "Position t adds row t of the position table: x_t = token_table[id_t] + position_table[t]."
@@ -14,7 +15,8 @@ BATCH_SUM = "The position gradient sums grad_out over the batch dimension, not t
 INIT_SCALE = "Entries should be drawn with std 1/sqrt(d_model), e.g. rng.standard_normal(...) / sqrt(d_model)."
 INIT_STD = ("Entries should be drawn with the std the spec gives (see the message), e.g. "
             "std * rng.standard_normal(shape).")
-INIT_RNG = "Draw every number from the Generator passed in as rng, not from np.random's global state."
+INIT_RNG = ("Draw every number from the Generator passed in as rng, not from np.random's global "
+            "state or a Generator you seed yourself.")
 MUTATION = "Work on copies: a function must not modify the arrays it is given."
 CONTEXT = "A sequence longer than the position table has no position rows: raise ValueError."
 ZERO_VECTOR = "The cosine of a zero vector is undefined: raise ValueError instead of dividing by zero."

@@ -379,6 +379,9 @@ def _fault(result: CheckResult, exc: ImplementationFault) -> None:
         result.set_message(MSG_FAULT, function=fn, detail=str(exc))
     else:
         result.set_message(MSG_FAULT_NO_FUNCTION, detail=str(exc))
+    said = exc.translatable() if hasattr(exc, "translatable") else None
+    if said:   # the detail again as a msgid and its values, for feedback in other languages
+        result.fields["detail_msg"] = said
 
 
 def _classify(result: CheckResult, exc: BaseException, recorder: "_Recorder") -> None:

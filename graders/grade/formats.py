@@ -69,8 +69,11 @@ def check_message(check: dict, t: Translator) -> str:
     """What went wrong, in the reader's language (the check's template with its values)."""
     template = check.get("template")
     if template:
+        fields = _fields(check.get("fields") or {})
         try:
-            return t(template, **_fields(check.get("fields") or {}))
+            if isinstance(fields.get("detail_msg"), dict):   # a fault's detail, translatable
+                fields["detail"] = M.fault_detail(fields.pop("detail_msg"), t)
+            return t(template, **fields)
         except (KeyError, IndexError, ValueError):
             pass
     return check.get("message") or ""

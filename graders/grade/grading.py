@@ -404,7 +404,9 @@ def _import_failed(sub, outcome, checks, on_result) -> tuple[dict, list[CheckRes
     if sub.source and isinstance(outcome.error, dict):
         outcome.error.update(_cell_of(sub.source, outcome.error.get("line")))
     imp = {"ok": False, "kind": kind, "error": outcome.error,
-           "fault": str(outcome.fault) if outcome.fault is not None else None}
+           "fault": str(outcome.fault) if outcome.fault is not None else None,
+           "fault_detail": (outcome.fault.translatable()
+                            if outcome.fault is not None else None)}
     results = [_not_run(c) for c in checks]
     for r in results:
         if on_result is not None:

@@ -53,6 +53,33 @@ AUTOGRADER_FAILED = ("The autograder could not grade this submission; this is no
                      "your work. Please tell the course staff.")
 MANY_MODULES = "The submission has several Python modules ({names}); put one module in the folder or name it submission.py."
 
+# --- what a fault was (proxy.py fills in the call and the numbers; the runner shows it as the
+# {detail} of "{function}() could not answer: {detail}")
+FAULT_TIMEOUT = "{what} did not finish within {seconds} s (an endless loop, or far too slow)"
+FAULT_REPLY_TOO_LARGE = "{what} sent back more than {mib} MiB"
+FAULT_MALFORMED_REPLY = "{what}: the worker sent a malformed reply ({error})"
+FAULT_OUTPUT = "{what} printed more than {limit} bytes of output"
+FAULT_CPU = "{what}: the worker used up its CPU time limit"
+FAULT_FILE_SIZE = "{what}: the worker wrote a file larger than allowed"
+FAULT_SIGNAL = "{what}: the worker crashed with {signal}"
+FAULT_PIPE_CLOSED = "{what}: the worker closed its reply pipe"
+FAULT_EXIT = "{what}: the worker exited with status {code} (os._exit, sys.exit or a crash)"
+FAULT_FIRST_REPLY = "{what}: the worker sent an unexpected first reply"
+FAULT_BUDGET = ("budget exhausted: {what} was not called because the submission used up its "
+                "total time of {seconds} s")
+FAULT_CHECK_TIME = "{what} not called: this check used up its time of {seconds} s"
+FAULT_TIMED_OUT_BEFORE = "{what} not called again: it timed out {n} time(s) before"
+FAULT_FORBIDDEN = ("the submission imports {module}, which is not allowed (the reference and the "
+                   "grader are off limits)")
+FAULT_MEMORY = "{what}: the submission {detail} (memory limit {mib} MiB)"
+FAULT_SUBMISSION = "{what}: the submission {detail}"
+SIGNAL_SEGV = "a segmentation fault (SIGSEGV)"
+SIGNAL_ABRT = "an abort (SIGABRT)"
+SIGNAL_BUS = "a bus error (SIGBUS)"
+SIGNAL_FPE = "a floating-point trap (SIGFPE)"
+SIGNAL_ILL = "an illegal instruction (SIGILL)"
+SIGNAL_KILL = "SIGKILL (possibly the system's out-of-memory killer)"
+
 # --- hints for faults and missing functions
 IMPORT_HINT_KERNEL = ("Fix this error so that your kernel file compiles; until then every check "
                       "scores zero.")
@@ -83,11 +110,23 @@ GROUP_TITLES = (
 )
 
 
+def fault_detail(detail: dict, t=None) -> str:
+    """A fault's text (``{"msgid", "fields"}`` from ``ImplementationFault.translatable``) in the
+    translator's language; the signal's description is a sentence of its own."""
+    t = t or (lambda msgid, **kw: msgid.format(**kw) if kw else msgid)
+    fields = dict(detail.get("fields") or {})
+    if isinstance(fields.get("signal"), str):
+        fields["signal"] = t(fields["signal"])
+    return t(detail["msgid"], **fields)
+
+
 def import_detail(imp: dict, t=None) -> str:
     """Why the import failed, in the translator's language (English without one)."""
     t = t or (lambda msgid, **kw: msgid.format(**kw) if kw else msgid)
     if imp.get("problem"):
         return t(imp["problem"], **(imp.get("fields") or {}))
+    if isinstance(imp.get("fault_detail"), dict):
+        return fault_detail(imp["fault_detail"], t)
     if imp.get("fault"):
         return imp["fault"]
     err = imp.get("error") or {}

@@ -34,6 +34,7 @@ from graders.conformance.assertions import mutation
 from graders.conformance.faults import (CallTimeout, ForbiddenImport, ImplementationFault,
                                         OutputFlood, ResourceExhausted, WorkerCrashed)
 
+from . import messages as M
 from . import protocol as P
 from .sandbox import (LaunchPlan, Limits, SandboxError, Scratch, kill_leftovers, plan,
                       read_bwrap_info)
@@ -130,10 +131,9 @@ class OutputBuffer:
         return self.data.decode("utf-8", errors="replace")
 
 
-_SIGNALS = {signal.SIGSEGV: "a segmentation fault (SIGSEGV)", signal.SIGABRT: "an abort (SIGABRT)",
-            signal.SIGBUS: "a bus error (SIGBUS)", signal.SIGFPE: "a floating-point trap (SIGFPE)",
-            signal.SIGILL: "an illegal instruction (SIGILL)",
-            signal.SIGKILL: "SIGKILL (possibly the system's out-of-memory killer)"}
+_SIGNALS = {signal.SIGSEGV: M.SIGNAL_SEGV, signal.SIGABRT: M.SIGNAL_ABRT,
+            signal.SIGBUS: M.SIGNAL_BUS, signal.SIGFPE: M.SIGNAL_FPE,
+            signal.SIGILL: M.SIGNAL_ILL, signal.SIGKILL: M.SIGNAL_KILL}
 
 
 def _grow_pipe(fd: int, size: int = 1 << 20) -> None:
@@ -235,8 +235,7 @@ class Worker:
 
     def _timed_out(self, timeout: float, what: str):
         self.kill()
-        raise CallTimeout(f"{what} did not finish within {timeout:g} s "
-                          "(an endless loop, or far too slow)")
+        raise CallTimeout.said(M.FAULT_TIMEOUT, what=what, seconds=f"{timeout:g}")
 
     def _send_some(self, sel, parts: list) -> None:
         """Write what the request pipe takes now; stop writing once all is sent or refused."""
@@ -266,8 +265,8 @@ class Worker:
                     n = P.frame_length(reply.head)
                     if n > reply.limit:
                         self.kill()
-                        raise ResourceExhausted(
-                            f"{what} sent back more than {reply.limit >> 20} MiB")
+                        raise ResourceExhausted.said(M.FAULT_REPLY_TOO_LARGE, what=what,
+                                                     mib=reply.limit >> 20)
                     reply.body = bytearray(n)
             elif reply.want():
                 n = os.readv(self.resp_r, [memoryview(reply.body)[reply.got:]])
@@ -283,7 +282,7 @@ class Worker:
             frame = P.unpack(reply.body)
         except P.ProtocolError as exc:
             self.kill()
-            raise WorkerCrashed(f"{what}: the worker sent a malformed reply ({exc})") from None
+            raise WorkerCrashed.said(M.FAULT_MALFORMED_REPLY, what=what, error=str(exc)) from None
         self.drain_ready_output(what)
         return frame
 
@@ -301,8 +300,7 @@ class Worker:
         self.output.add(chunk)
         if self.output.total > self.limits.max_output_bytes:
             self.kill()
-            raise OutputFlood(f"{what} printed more than {self.limits.max_output_bytes} bytes "
-                              "of output")
+            raise OutputFlood.said(M.FAULT_OUTPUT, what=what, limit=self.limits.max_output_bytes)
 
     def drain_ready_output(self, what: str) -> None:
         """Read whatever output is waiting, without blocking."""
@@ -368,19 +366,18 @@ def describe_exit(code: int | None, what: str, mode: str) -> ImplementationFault
     elif code is not None and mode == "bwrap" and code > 128:
         sig = code - 128
     if sig == signal.SIGXCPU:
-        return ResourceExhausted(f"{what}: the worker used up its CPU time limit")
+        return ResourceExhausted.said(M.FAULT_CPU, what=what)
     if sig == signal.SIGXFSZ:
-        return ResourceExhausted(f"{what}: the worker wrote a file larger than allowed")
+        return ResourceExhausted.said(M.FAULT_FILE_SIZE, what=what)
     if sig is not None:
         try:
             name = _SIGNALS.get(signal.Signals(sig), signal.Signals(sig).name)
         except ValueError:
             name = f"signal {sig}"
-        return WorkerCrashed(f"{what}: the worker crashed with {name}")
+        return WorkerCrashed.said(M.FAULT_SIGNAL, what=what, signal=name)
     if code is None:
-        return WorkerCrashed(f"{what}: the worker closed its reply pipe")
-    return WorkerCrashed(f"{what}: the worker exited with status {code} "
-                         "(os._exit, sys.exit or a crash)")
+        return WorkerCrashed.said(M.FAULT_PIPE_CLOSED, what=what)
+    return WorkerCrashed.said(M.FAULT_EXIT, what=what, code=code)
 
 
 class SubmissionProxy:
@@ -430,7 +427,7 @@ class SubmissionProxy:
         if "import_error" in header and isinstance(header["import_error"], dict):
             return {"import_error": import_error_info(header["import_error"])}
         self._kill()
-        raise WorkerCrashed(f"{what}: the worker sent an unexpected first reply")
+        raise WorkerCrashed.said(M.FAULT_FIRST_REPLY, what=what)
 
     def _ensure(self, what: str) -> Worker:
         if self._worker is None or not self._worker.alive:
@@ -514,8 +511,8 @@ class SubmissionProxy:
             self._advance_generators(args, kwargs, reply, rblobs)
         except (P.ProtocolError, TypeError, ValueError) as exc:
             self._kill()
-            raise WorkerCrashed(f"{what}: the worker sent a malformed reply ({exc})",
-                                function=name) from None
+            raise WorkerCrashed.said(M.FAULT_MALFORMED_REPLY, what=what, error=str(exc),
+                                     function=name) from None
         self._report_mutation(name, reply.get("mutated"))
         return value
 
@@ -523,15 +520,14 @@ class SubmissionProxy:
         """Refuse a call when the budget, the check's time or the function's timeouts are spent."""
         if self._left("total") <= 0:
             self.budget_refused = True
-            raise BudgetExhausted(f"budget exhausted: {what} was not called because the "
-                                  "submission used up its total time of "
-                                  f"{self._limits.total_timeout:g} s", function=name)
+            raise BudgetExhausted.said(M.FAULT_BUDGET, what=what, function=name,
+                                       seconds=f"{self._limits.total_timeout:g}")
         if self._left("check") <= 0:
-            raise CallTimeout(f"{what} not called: this check used up its time of "
-                              f"{self._limits.check_timeout:g} s", function=name)
+            raise CallTimeout.said(M.FAULT_CHECK_TIME, what=what, function=name,
+                                   seconds=f"{self._limits.check_timeout:g}")
         if self._timeouts.get(name, 0) >= self._limits.max_timeouts_per_function:
-            raise CallTimeout(f"{what} not called again: it timed out "
-                              f"{self._timeouts[name]} time(s) before", function=name)
+            raise CallTimeout.said(M.FAULT_TIMED_OUT_BEFORE, what=what, function=name,
+                                   n=self._timeouts[name])
 
     @staticmethod
     def _report_mutation(name: str, mutated) -> None:
@@ -559,13 +555,12 @@ class SubmissionProxy:
     def _fault(self, header: dict, what: str):
         kind, msg = header.get("fault"), str(header.get("msg", ""))[:2000]
         if kind == "forbidden":
-            return ForbiddenImport(f"the submission imports {msg}, which is not allowed "
-                                   "(the reference and the grader are off limits)")
+            return ForbiddenImport.said(M.FAULT_FORBIDDEN, module=msg)
         if kind == "memory":
-            return ResourceExhausted(f"{what}: the submission {msg} (memory limit "
-                                     f"{self._limits.memory_mb} MiB)")
+            return ResourceExhausted.said(M.FAULT_MEMORY, what=what, detail=msg,
+                                          mib=self._limits.memory_mb)
         if kind == "result":
             return UnsupportedResult(msg)
         if kind == "crash":
-            return WorkerCrashed(f"{what}: the submission {msg}")
+            return WorkerCrashed.said(M.FAULT_SUBMISSION, what=what, detail=msg)
         return WorkerCrashed(f"{what}: {msg or 'the worker failed'}")

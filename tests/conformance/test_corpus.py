@@ -98,6 +98,10 @@ def test_the_correct_base_of_the_buggy_files_is_in_the_correct_corpus():
     ("backward_assigns", Cause.WRONG_VALUE, hints.REPEATED_IDS),
     ("init_variance_for_std", Cause.WRONG_VALUE, hints.INIT_SCALE),
     ("embed_float64", Cause.WRONG_VALUE, hints.DTYPE),
+    ("lookup_clips_ids", Cause.WRONG_EXCEPTION, hints.WRAP_AROUND),
+    ("integral_float_ids", Cause.WRONG_EXCEPTION, hints.NOT_INTEGER),
+    ("init_reseeds", Cause.WRONG_VALUE, hints.INIT_RNG),
+    ("embed_mutates_table", Cause.WRONG_VALUE, hints.MUTATION),
 ])
 def test_the_cause_and_hint_name_the_real_reason(name, cause, hint, verdicts):
     first = next(r for r in verdicts(name) if r.status != Status.PASSED)
@@ -116,3 +120,19 @@ def test_a_raising_function_is_named_with_its_call(verdicts):
     assert r.message.startswith("norm() raised NotImplementedError")
     assert r.details == {"function": "norm", "exception": "NotImplementedError"}
     assert r.example.startswith("norm(v=")
+
+
+def test_a_raise_on_some_inputs_is_not_a_mutation(andrea_spec, tmp_path):
+    """EMB-PURE-01 judges purity: the off-by-one embed that crashes at T = context loses the
+    value checks, not this one (also under the thorough grading profile that finds the crash);
+    a function that never returns is still reported as raising, with its own call."""
+    case = CASES["position_off_by_one"]
+    r = run_checks(load_impl(case.write(tmp_path)), andrea_spec, profile="grading",
+                   select=["EMB-PURE-01"])[0]
+    assert r.status == Status.PASSED, r.message
+    stub = tmp_path / "stub.py"
+    stub.write_text(BASE.read_text(encoding="utf-8") + "\n\ndef embed(token_ids, token_table, "
+                    "position_table):\n    raise NotImplementedError\n", encoding="utf-8")
+    r = run_checks(load_impl(stub), andrea_spec, profile="dev", select=["EMB-PURE-01"])[0]
+    assert (r.status, r.cause) == (Status.FAILED, Cause.RAISED)
+    assert r.example.startswith("embed(token_ids=")

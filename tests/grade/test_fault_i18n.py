@@ -1,0 +1,95 @@
+"""A fault's detail (a hang, a crash, a signal, a memory or output limit) is shown in the
+student's language: the proxy raises it as a msgid with its numbers, the runner keeps both, and
+the feedback renders it through the catalogs instead of showing the English sentence."""
+
+from __future__ import annotations
+
+import json
+import signal
+import types
+
+import numpy as np
+import pytest
+
+from graders.conformance.faults import CallTimeout, ImplementationFault
+from graders.conformance.runner import run_checks
+from graders.grade import formats, messages as M, scoring
+from graders.grade.i18n import translator
+from graders.grade.proxy import describe_exit
+
+from .conftest import grade_path, needs_bwrap
+
+FAULT_IDS = [v for k, v in vars(M).items() if k.startswith(("FAULT_", "SIGNAL_"))]
+
+
+def _report(spec, fault: ImplementationFault, select):
+    def dot(u, v):
+        raise fault
+
+    impl = types.SimpleNamespace(dot=dot, norm=lambda v: float(np.sqrt(np.dot(v, v))),
+                                 cosine_similarity=lambda u, v: 0.0)
+    results = run_checks(impl, spec, profile="dev", select=select)
+    return scoring.build(spec, results, meta={})
+
+
+@pytest.mark.parametrize("lang, words, english", [
+    ("nl", "was niet klaar binnen 2.5 s", "did not finish"),
+    ("ko", "2.5초 안에 끝나지 않았습니다", "did not finish"),
+])
+def test_a_timeout_reads_in_the_students_language(spec, lang, words, english):
+    fault = CallTimeout.said(M.FAULT_TIMEOUT, what="dot()", seconds="2.5", function="dot")
+    rep = _report(spec, fault, ["VEC-DOT-01"])
+    check = next(c for c in rep["checks"] if c["id"] == "dot_product")
+    assert check["cause"] == "fault" and "did not finish within 2.5 s" in check["message"]
+    text = formats.check_feedback(check, translator(lang), {})
+    assert words in text and english not in text, text
+    out = json.loads(formats.render(rep, "gradescope", lang))
+    test = next(t for t in out["tests"] if "dot_product" in t["name"])
+    assert words in test["output"] and english not in test["output"]
+
+
+def test_english_feedback_is_the_faults_own_sentence(spec):
+    fault = CallTimeout.said(M.FAULT_TIMEOUT, what="dot()", seconds="2.5", function="dot")
+    check = next(c for c in _report(spec, fault, ["VEC-DOT-01"])["checks"]
+                 if c["id"] == "dot_product")
+    assert formats.check_message(check, translator("en")) == (
+        "dot() could not answer: dot() did not finish within 2.5 s (an endless loop, or far "
+        "too slow)")
+
+
+@pytest.mark.parametrize("lang, words", [("nl", "crashte met een segmentation fault (SIGSEGV)"),
+                                         ("ko", "세그멘테이션 오류(SIGSEGV)(으)로 충돌했습니다")])
+def test_a_crash_names_its_signal_in_the_students_language(lang, words):
+    fault = describe_exit(-signal.SIGSEGV, "lookup()", "none")
+    assert str(fault) == "lookup(): the worker crashed with a segmentation fault (SIGSEGV)"
+    assert words in M.fault_detail(fault.translatable(), translator(lang))
+
+
+def test_an_import_fault_reads_in_the_students_language():
+    fault = describe_exit(3, "import", "none")
+    imp = {"fault": str(fault), "fault_detail": fault.translatable()}
+    assert M.import_detail(imp, translator("en")) == str(fault)
+    nl = M.import_detail(imp, translator("nl"))
+    assert "stopte met status 3" in nl and "exited" not in nl
+
+
+@pytest.mark.parametrize("lang", ["nl", "ko"])
+def test_every_fault_sentence_is_translated_with_its_placeholders(lang):
+    t = translator(lang)
+    for msgid in FAULT_IDS:
+        assert t(msgid) != msgid, msgid
+
+
+@needs_bwrap
+def test_a_hanging_submission_is_told_in_dutch(spec, tmp_path):
+    """Through the isolated worker: the call that hung, with the limit, in Dutch."""
+    from tests.corpus import BASE
+
+    src = BASE.read_text(encoding="utf-8") + "\n\ndef dot(u, v):\n    while True:\n        pass\n"
+    path = tmp_path / "hangs.py"
+    path.write_text(src, encoding="utf-8")
+    rep = grade_path(path, spec, select=["VEC-DOT-01"])
+    check = next(c for c in rep["checks"] if c["id"] == "dot_product")
+    assert check["cause"] == "fault"
+    text = formats.check_feedback(check, translator("nl"), {})
+    assert "dot() was niet klaar binnen 2.5 s" in text and "did not finish" not in text, text
