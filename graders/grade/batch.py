@@ -209,6 +209,9 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
     texts: dict[str, str] = {}
     for p in entries:
         try:
+            if p.is_symlink():  # it would read whatever it points to, the reference included
+                raise GraderError(f"{p.name}: a symbolic link; links in a batch folder are "
+                                  "not followed")
             sub = load_submission(p)
         except GraderError as exc:
             record_problem(con, printable_name(p.name), None, spec_sha, printable_name(str(exc)))

@@ -240,3 +240,20 @@ def test_an_escaped_name_never_collides_with_a_real_one(tmp_path, spec):
     if HAS_BWRAP:
         rep = grade_path(sub, spec, select=["dot_product"], limits=LIMITS, sandbox="bwrap")
         assert rep["checks"][0]["status"] == "passed"
+
+
+def test_a_symlink_in_a_batch_folder_is_not_followed(tmp_path, spec):
+    """An entry of the batch folder that links to a host file (or to the reference) is not
+    read: a problem row, no grade; a single file given by the teacher is still read."""
+    from graders.grade import batch
+
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "leak.py").symlink_to(MORE.parents[2] / "andrea_ref" / "embedding.py")
+    db = tmp_path / "gb.sqlite"
+    batch.run_batch(subs, spec, db=db, profile="dev", limits=LIMITS, select=["dot_product"],
+                    progress=False, sandbox="none")
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*) FROM grades").fetchone() == (0,)
+    (msg,) = con.execute("SELECT message FROM problems WHERE submission='leak.py'").fetchone()
+    assert "symbolic link" in msg
