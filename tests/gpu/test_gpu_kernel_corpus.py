@@ -18,7 +18,7 @@ from andrea_gpu.submission import load_kernel_submission
 from graders.conformance.registry import all_checks
 from graders.conformance.runner import run_checks
 from spec import load_spec
-from tests.helpers import fast_limits
+from tests.helpers import TEST_SANDBOX, fast_limits
 
 CORPUS = Path(__file__).resolve().parent / "kernels" / "submissions"
 CORRECT = sorted(CORPUS.glob("correct_*.cu"))
@@ -134,7 +134,7 @@ def test_the_commonest_kernel_bug_loses_points_through_the_grader():
     """A token backward with += instead of atomicAdd, graded in the sandboxed worker."""
     from graders.grade.grading import grade, load_submission
     rep = grade(load_submission(CORPUS / "bug_missing_atomic.cu"), load_spec(), profile="dev",
-                limits=fast_limits(), select=["token_gradient_scatter_add"])
+                limits=fast_limits(), select=["token_gradient_scatter_add"], sandbox=TEST_SANDBOX)
     assert rep["import"]["ok"], rep["import"]
     (chk,) = rep["checks"]
     assert chk["status"] == "failed" and rep["score"] == 0

@@ -9,6 +9,8 @@ import pytest
 
 from graders.grade import cli
 
+from tests.helpers import TEST_SANDBOX
+
 from .disguise import disguise, reference_as_one_module
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +38,8 @@ def batch(tmp_path_factory):
     argv = ["batch", str(subs), "--jobs", "2", "--profile", "dev", "--no-progress",
             "--db", str(d / "gb.sqlite"), "--csv", str(out / "scores.csv"),
             "--feedback-dir", str(out / "feedback"), "--report-dir", str(out / "report"),
-            "--lang", "nl", *[x for s in SELECT for x in ("--select", s)]]
+            "--lang", "nl", "--sandbox", TEST_SANDBOX,
+            *[x for s in SELECT for x in ("--select", s)]]
     assert cli.main(argv) == 0
     rows = {r["submission"]: r for r in csv.DictReader(open(out / "scores.csv"))}
     return out, rows

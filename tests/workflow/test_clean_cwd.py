@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import TEST_SANDBOX
+
 ROOT = Path(__file__).resolve().parents[2]
 CORRECT = ROOT / "examples" / "submissions" / "correct_student.py"
 BIN = Path(sys.executable).parent
@@ -20,7 +22,8 @@ def _env(tmp_path):
 
 @pytest.mark.parametrize("argv", [
     ["andrea-conform", str(CORRECT), "--profile", "dev", "--select", "dot_product"],
-    ["andrea-grade", str(CORRECT), "--profile", "dev", "--select", "dot_product"],
+    ["andrea-grade", str(CORRECT), "--profile", "dev", "--select", "dot_product",
+     "--sandbox", TEST_SANDBOX],
     ["andrea-audit", "impl", str(CORRECT), "--profile", "dev", "--select", "dot_product"],
 ])
 def test_commands_leave_the_working_folder_empty(tmp_path, argv):

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from graders.grade import cli
+from tests.helpers import needs_bwrap
 
 ROOT = Path(__file__).resolve().parents[2]
 PARTIAL = ROOT / "examples" / "hostile" / "partial.py"   # two functions: quick to grade
@@ -65,6 +66,7 @@ def test_zip_layout(autograder):
     assert any(n.endswith("entry_points.txt") for n in names)
 
 
+@needs_bwrap
 def test_run_autograder_grades_the_submission(autograder, tmp_path):
     _, _, src, _ = autograder
     root = _fake_root(tmp_path, {"submission.py": PARTIAL})
@@ -74,6 +76,7 @@ def test_run_autograder_grades_the_submission(autograder, tmp_path):
     assert any(t["status"] == "failed" for t in res["tests"])
 
 
+@needs_bwrap
 def test_run_autograder_never_leaves_results_missing_or_invalid(autograder, tmp_path):
     _, _, src, _ = autograder
     empty = _fake_root(tmp_path, {})                   # nothing handed in: graded, score 0
@@ -94,6 +97,7 @@ def test_zip_errors_are_one_line(tmp_path, capsys):
     assert len(err) == 2 and all(line.startswith("andrea-grade: ") for line in err)
 
 
+@needs_bwrap
 def test_a_spec_given_as_a_path_travels_in_the_zip(autograder, tmp_path):
     from graders.grade.gradescope_zip import build_zip
     from spec import SPEC_DIR

@@ -13,7 +13,7 @@ from graders.grade.grading import grade, load_submission
 from graders.grade.messages import import_detail
 
 from ..grade.conftest import CORRECT
-from tests.helpers import fast_limits
+from tests.helpers import TEST_SANDBOX, fast_limits
 
 LIMITS = fast_limits()
 SELECT = ["lookup_selects_row", "dot_product"]
@@ -63,7 +63,7 @@ def test_notebook_cells_become_one_module_with_a_cell_map(notebooks):
 
 def test_a_notebook_is_graded_from_its_code_cells(notebooks, spec):
     rep = grade(load_submission(notebooks["good"]), spec, profile="dev", limits=LIMITS,
-                select=SELECT)
+                select=SELECT, sandbox=TEST_SANDBOX)
     assert rep["score"] == rep["max_score"] > 0, rep["checks"]
     assert len(rep["notebook"]["dropped"]) == 7
     gs = json.loads(formats.render(rep, "gradescope", "nl"))
@@ -75,11 +75,11 @@ def test_a_notebook_is_graded_from_its_code_cells(notebooks, spec):
 
 def test_notebook_errors_point_at_cells(notebooks, spec):
     rep = grade(load_submission(notebooks["broken"]), spec, profile="dev", limits=LIMITS,
-                select=SELECT)
+                select=SELECT, sandbox=TEST_SANDBOX)
     assert rep["score"] == 0
     assert "SyntaxError in cell 3, line 2" in import_detail(rep["import"])
     bad = grade(load_submission(notebooks["garbage"]), spec, profile="dev", limits=LIMITS,
-                select=SELECT)
+                select=SELECT, sandbox=TEST_SANDBOX)
     assert bad["score"] == 0 and "not a Jupyter notebook" in import_detail(bad["import"])
 
 
@@ -110,12 +110,14 @@ def test_ordinary_imports_are_graded_kit_imports_are_not(tmp_path, spec, capsys)
     ok = tmp_path / "plots.py"
     ok.write_text("import matplotlib\nimport matplotlib.pyplot as plt\nimport yaml, rich, jsonschema\n"
                   + body)
-    rep = grade(load_submission(ok), spec, profile="dev", limits=LIMITS, select=SELECT)
+    rep = grade(load_submission(ok), spec, profile="dev", limits=LIMITS, select=SELECT,
+                sandbox=TEST_SANDBOX)
     assert rep["score"] == rep["max_score"] > 0, rep["checks"][0]["message"]
     for name, word in (("spec", "imports spec"), ("hypothesis", "No module named 'hypothesis'")):
         bad = tmp_path / f"uses_{name}.py"
         bad.write_text(f"import {name}\n" + body)
-        rep = grade(load_submission(bad), spec, profile="dev", limits=LIMITS, select=SELECT)
+        rep = grade(load_submission(bad), spec, profile="dev", limits=LIMITS, select=SELECT,
+                    sandbox=TEST_SANDBOX)
         assert rep["score"] == 0 and word in import_detail(rep["import"])
         assert conform_cli.main([str(bad), "--select", "dot_product"]) == 2   # self-check agrees
         assert "which the grader refuses" in capsys.readouterr().err
