@@ -43,6 +43,17 @@ class Shown(str):
 _SEEDED: dict[int, tuple[int, np.random.Generator, dict]] = {}
 
 
+def private_args(impl, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The arrays to pass to one call into `impl`: copies, so that an implementation that
+    changes its arguments in place cannot change the check's own data (EMB-PURE-01 reports the
+    change itself). When every call already crosses as copies (its type says
+    ``passes_copies = True``: the runner's wrapper, the grader's proxy) the arrays are passed as
+    they are. The type is asked, not the object, so a submitted module cannot claim it."""
+    if getattr(type(impl), "passes_copies", False) is True:
+        return arrays
+    return tuple(a.copy() for a in arrays)
+
+
 def seeded_rng(seed: int) -> np.random.Generator:
     """``np.random.default_rng(seed)``, remembered so that a reproducer can show it as that
     call rather than as the generator's internal state."""

@@ -13,6 +13,13 @@ JSON scalar is a tagged object::
     {"t": "rng", "state": {...}}     # numpy Generator: its bit generator's state, rebuilt on the other side
     {"t": "complex", "re": x, "im": y}   {"t": "bytes", "i": blob}   {"t": "float", "v": "nan"|"inf"|"-inf"}
 
+Large argument arrays may be kept by the worker between calls (the grader often passes the same
+table several times): ``{"t": "nd", ..., "keep": k}`` asks the worker to keep a private copy of
+the array under key k, ``{"t": "ndref", "k": k}`` stands for that array again, and the request
+header's ``"forget": [k, ...]`` drops keys first. The worker hands every call a fresh copy, so a
+call that changes its argument in place cannot change what a later call receives. Only the
+grader chooses keys, after comparing the bytes with its own private copy (``ArrayKeeper``).
+
 Decoding is strict (whitelisted dtypes, sizes that add up, bounded depth and node count), so
 whatever the worker sends, the grader gets numbers, strings, lists, tuples, dicts and plain
 ``numpy.ndarray`` objects, and nothing of the submission's classes.
@@ -55,13 +62,66 @@ def check_dtype(text: str) -> np.dtype:
     return dt
 
 
-def encode(value, blobs: list, *, objects: bool = True) -> object:
+def encode(value, blobs: list, *, objects: bool = True, keeper=None) -> object:
     """`value` as a JSON-able tree; array bytes are appended to `blobs`. A worker encodes its
-    replies with ``objects=False``: arrays of dtype object cannot be sent back."""
-    return _enc(value, blobs, 0, objects)
+    replies with ``objects=False``: arrays of dtype object cannot be sent back. `keeper` (an
+    ArrayKeeper, grader side only) replaces arrays the worker already holds by their key."""
+    return _enc(value, blobs, 0, objects, keeper)
 
 
-def _enc(v, blobs, depth, objects=True):
+class ArrayKeeper:
+    """The grader's record of the argument arrays one worker keeps (see the module docstring).
+
+    An array is matched by comparing its bytes with the grader's own private copy (never by a
+    hash, never by identity), so a key stands for exactly the bytes the worker was sent. At most
+    `max_bytes` are kept, least recently used first out; `forget` lists the keys dropped since
+    the last request, for the request header."""
+
+    def __init__(self, min_bytes: int = 1 << 20, max_bytes: int = 96 << 20):
+        self.min_bytes, self.max_bytes = min_bytes, max_bytes
+        self._kept: dict[int, np.ndarray] = {}   # key -> private copy, least recently used first
+        self._next = 0
+        self.forget: list[int] = []
+
+    def node(self, data: np.ndarray, blobs: list) -> dict | None:
+        """The tree for C-contiguous `data` if it is worth keeping, else None."""
+        if data.nbytes < self.min_bytes or data.nbytes > self.max_bytes:
+            return None
+        for key, kept in self._kept.items():
+            if _same_bytes(kept, data):
+                self._kept[key] = self._kept.pop(key)   # most recently used
+                return {"t": "ndref", "k": key}
+        while self._kept and sum(a.nbytes for a in self._kept.values()) + data.nbytes > self.max_bytes:
+            self.forget.append(next(iter(self._kept)))
+            del self._kept[self.forget[-1]]
+        key, self._next = self._next, self._next + 1
+        self._kept[key] = data.copy()
+        blobs.append(memoryview(data.reshape(-1)).cast("B"))
+        return {"t": "nd", "i": len(blobs) - 1, "dtype": data.dtype.str,
+                "shape": list(data.shape), "keep": key}
+
+    def reset(self) -> None:
+        """Forget everything (a request that was encoded but never sent)."""
+        self.forget.extend(self._kept)
+        self._kept.clear()
+
+    def take_forget(self) -> list[int]:
+        out, self.forget = self.forget, []
+        return out
+
+
+def _same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
+    if a.dtype.str != b.dtype.str or a.shape != b.shape:
+        return False
+    size = a.dtype.itemsize
+    as_int = np.dtype(f"u{size}") if size in (1, 2, 4, 8) else np.dtype("u1")
+    x, y = a.reshape(-1).view(as_int), b.reshape(-1).view(as_int)
+    # the ends first: different tables rarely share them, and this is cheap
+    return (np.array_equal(x[:256], y[:256]) and np.array_equal(x[-256:], y[-256:])
+            and np.array_equal(x, y))
+
+
+def _enc(v, blobs, depth, objects=True, keeper=None):
     if depth > MAX_DEPTH:
         raise Unencodable("value nested too deeply")
     t = type(v)
@@ -85,6 +145,8 @@ def _enc(v, blobs, depth, objects=True):
         if arr.dtype.kind not in ARRAY_KINDS or arr.dtype.fields is not None:
             raise Unencodable(f"an array of dtype {arr.dtype} cannot be sent")
         data = np.ascontiguousarray(arr)
+        if keeper is not None and data.size and (node := keeper.node(data, blobs)) is not None:
+            return node
         blobs.append(memoryview(data.reshape(-1)).cast("B") if data.size else b"")
         return {"t": "nd", "i": len(blobs) - 1, "dtype": arr.dtype.str, "shape": list(arr.shape)}
     if isinstance(v, np.generic):
@@ -111,16 +173,18 @@ def _enc(v, blobs, depth, objects=True):
         return {"t": "bytes", "i": len(blobs) - 1}
     if isinstance(v, (list, tuple)):
         return {"t": "tuple" if isinstance(v, tuple) else "list",
-                "v": [_enc(x, blobs, depth + 1, objects) for x in v]}
+                "v": [_enc(x, blobs, depth + 1, objects, keeper) for x in v]}
     if isinstance(v, dict):
-        return {"t": "dict", "v": [[_enc(k, blobs, depth + 1, objects), _enc(x, blobs, depth + 1, objects)]
+        return {"t": "dict", "v": [[_enc(k, blobs, depth + 1, objects, keeper), _enc(x, blobs, depth + 1, objects, keeper)]
                                    for k, x in v.items()]}
     raise Unencodable(f"a value of type {t.__name__} cannot be sent back")
 
 
 class _Decoder:
-    def __init__(self, blobs: list, max_nodes: int = MAX_NODES, untrusted: bool = False):
+    def __init__(self, blobs: list, max_nodes: int = MAX_NODES, untrusted: bool = False,
+                 kept: dict | None = None):
         self.blobs = blobs
+        self.kept = kept
         self.nodes = 0
         self.max_nodes = max_nodes
         self.untrusted = untrusted
@@ -180,7 +244,20 @@ class _Decoder:
                 return np.zeros(shape, dtype=dt)
             # a view of the frame's own buffer (a fresh bytearray per frame): no copy
             arr = np.frombuffer(data, dtype=dt).reshape(shape)
-            return arr if arr.flags.writeable else arr.copy()
+            arr = arr if arr.flags.writeable else arr.copy()
+            if "keep" in d:
+                key = d["keep"]
+                if self.kept is None or type(key) is not int:
+                    raise ProtocolError("bad array key")
+                private = arr.copy()
+                private.flags.writeable = False
+                self.kept[key] = private
+            return arr
+        if tag == "ndref":
+            key = d.get("k")
+            if self.kept is None or type(key) is not int or key not in self.kept:
+                raise ProtocolError("unknown array key")
+            return self.kept[key].copy()   # a fresh, writable copy for every call
         if tag == "ndobj":
             if self.untrusted:  # a grader never needs the worker's object arrays
                 raise ProtocolError("arrays of dtype object may not cross")
@@ -216,11 +293,12 @@ class _Decoder:
         raise ProtocolError(f"unknown tag {str(tag)[:20]!r}")
 
 
-def decode(tree, blobs: list, *, untrusted: bool = False):
+def decode(tree, blobs: list, *, untrusted: bool = False, kept: dict | None = None):
     """The value of an encoded tree. `untrusted` (the grader reading a worker's reply):
-    object arrays are refused too. Every array's size is its blob's size (itemsize >= 1), so
-    nothing decoded is larger than the frame that carried it."""
-    return _Decoder(blobs, untrusted=untrusted)(tree)
+    object arrays and array keys are refused too. `kept` (worker side): the arrays kept between
+    calls, by key. Every new array's size is its blob's size (itemsize >= 1), so nothing decoded
+    is larger than the frame that carried it plus the kept arrays."""
+    return _Decoder(blobs, untrusted=untrusted, kept=None if untrusted else kept)(tree)
 
 
 def make_generator(state) -> np.random.Generator:

@@ -170,6 +170,7 @@ class Worker:
         self.limits = limits
         self.output = output
         self.alive = False
+        self.keeper = P.ArrayKeeper()   # the argument arrays this worker keeps between calls
         req_r, self.req_w = os.pipe()
         self.resp_r, resp_w = os.pipe()
         self.out_r, out_w = os.pipe()
@@ -383,7 +384,9 @@ def describe_exit(code: int | None, what: str, mode: str) -> ImplementationFault
 class SubmissionProxy:
     """An object whose attributes are the submission's contract functions."""
 
-    passes_copies = True   # arguments cross as copies: the caller's values never change
+    # Arguments cross as copies and nothing is written back: the caller's values never change
+    # (so neither the runner nor the checks copy them first).
+    passes_copies = True
 
     def __init__(self, scratch: Scratch, limits: Limits, mode: str, functions: list[str]):
         self._scratch = scratch
@@ -480,15 +483,14 @@ class SubmissionProxy:
     def _call(self, name: str, args: tuple, kwargs: dict):
         what = f"{name}()"
         self._may_call(name, what)
-        # The request is encoded (copied) before the call: whatever the worker does to its
-        # copies, the caller's arguments stay as they were.
-        blobs: list = []
-        header = {"op": "call", "fn": name, "args": P.encode(list(args), blobs),
-                  "kwargs": P.encode(list(kwargs.items()), blobs)}
-        frame = P.pack(header, blobs)
-        timeout = min(self._limits.call_timeout, self._left("total"), self._left("check"))
         try:
             worker = self._ensure(what)
+            # The request is encoded (its bytes written to the pipe) before the call: whatever
+            # the worker does to its copies, the caller's arguments stay as they were. Large
+            # arrays the worker already holds (same bytes as the grader's private copy) are
+            # sent as their key; the worker still gives the call a fresh copy.
+            frame = self._request(worker.keeper, name, args, kwargs)
+            timeout = min(self._limits.call_timeout, self._left("total"), self._left("check"))
             reply, rblobs = worker.exchange(frame, max(timeout, 0.01), what)
         except ImplementationFault as exc:
             if isinstance(exc, CallTimeout):
@@ -515,6 +517,19 @@ class SubmissionProxy:
                                      function=name) from None
         self._report_mutation(name, reply.get("mutated"))
         return value
+
+    @staticmethod
+    def _request(keeper: P.ArrayKeeper, name: str, args: tuple, kwargs: dict) -> list:
+        blobs: list = []
+        try:
+            header = {"op": "call", "fn": name,
+                      "args": P.encode(list(args), blobs, keeper=keeper),
+                      "kwargs": P.encode(list(kwargs.items()), blobs, keeper=keeper)}
+        except BaseException:
+            keeper.reset()   # keys chosen for a request that is never sent
+            raise
+        header["forget"] = keeper.take_forget()
+        return P.pack(header, blobs)
 
     def _may_call(self, name: str, what: str) -> None:
         """Refuse a call when the budget, the check's time or the function's timeouts are spent."""
