@@ -42,7 +42,11 @@ def test_batch_gradebook_csv_histogram_and_skip(folder, spec, tmp_path):
     assert _run(folder, spec, tmp_path).startswith("graded 0, skipped 4")
     (folder / "bob.py").write_text((folder / "bob.py").read_text() + "\n# edited\n")
     assert _run(folder, spec, tmp_path).startswith("graded 1, skipped 3")
-    assert _run(folder, spec, tmp_path, regrade=True).startswith("graded 4, skipped 0")
+    # --regrade grades again what the gradebook already has (two of them: enough to see it,
+    # half the cost of the whole folder again)
+    for p in ("bob.py", "dave"):
+        shutil.rmtree(folder / p) if (folder / p).is_dir() else (folder / p).unlink()
+    assert _run(folder, spec, tmp_path, regrade=True).startswith("graded 2, skipped 0")
 
 
 def test_an_interrupted_batch_keeps_what_was_graded(folder, spec, tmp_path, monkeypatch):
