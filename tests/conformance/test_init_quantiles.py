@@ -46,3 +46,9 @@ def test_init_checks_do_not_import_scipy_stats():
             "print('scipy.stats' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+@pytest.mark.parametrize("n", [32768, 33024])
+def test_ks_critical_value_splits_accept_and_reject(n):
+    crit = I._ks_critical(n, 1e-9)
+    assert I._ks_pvalue(n, crit * (1 + 1e-6)) < 1e-9 <= I._ks_pvalue(n, crit * (1 - 1e-6))
