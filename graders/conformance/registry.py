@@ -49,6 +49,7 @@ class Check:
     func: Callable = field(repr=False)
     requires: tuple[str, ...] = () # implementation functions the check calls
     doc: str = ""
+    judges_mutation: bool = False  # also charged with arguments changed in other checks' calls
 
     def __call__(self, impl, spec) -> None:
         self.func(impl, spec)
@@ -76,12 +77,15 @@ class SelectionError(ValueError):
     """A --select pattern matches no check: a usage error, reported with exit status 2."""
 
 
-def check(*clauses: str, requires: tuple[str, ...] = ()):
+def check(*clauses: str, requires: tuple[str, ...] = (), judges_mutation: bool = False):
     """Register the decorated function as a check of `clauses`.
 
     `requires` names the contract functions the check calls (the spec's ``contract:``); a
     submission without one of them fails the check ("function X is missing"), or skips it
-    when the function is optional.
+    when the function is optional. The check with `judges_mutation` (the purity clause) runs
+    after the others and is the only one charged when a call of any check changed its
+    arguments in place: every other check goes on with the value the call returned, so a
+    mutation costs points once, under the clause it breaks.
     """
     for c in clauses:
         if not _CLAUSE_ID.match(c):
@@ -94,7 +98,8 @@ def check(*clauses: str, requires: tuple[str, ...] = ()):
             raise ValueError(f"check {func.__name__!r} is registered twice")
         doc = (func.__doc__ or "").strip().splitlines()
         _REGISTRY[func.__name__] = Check(id=func.__name__, clauses=tuple(clauses), func=func,
-                                         requires=tuple(requires), doc=doc[0] if doc else "")
+                                         requires=tuple(requires), doc=doc[0] if doc else "",
+                                         judges_mutation=judges_mutation)
         return func
 
     return register

@@ -221,9 +221,13 @@ class _Recorder:
 
     passes_copies = True   # every call gets copies (made here, or by the proxy)
 
-    def __init__(self, impl):
+    def __init__(self, impl, observed: list | None = None, strict: bool = True):
         self._impl = impl
         self.last: tuple[str, tuple, dict] | None = None
+        # A call that changed its arguments: raised in the purity check (`strict`), otherwise
+        # kept in `observed` for it, and the calling check goes on with the returned value.
+        self.observed = observed if observed is not None else []
+        self.strict = strict
 
     def __getattr__(self, name):
         fn = getattr(self._impl, name)
@@ -240,6 +244,10 @@ class _Recorder:
                      {k: _private(v) for k, v in kwargs.items()}) if copies else (args, kwargs)
             try:
                 result = fn(*given[0], **given[1])
+            except ConformanceError as exc:
+                if not hasattr(exc, "returned"):
+                    raise
+                return self._mutated(exc, exc.returned)   # reported by the grader's proxy
             except Exception as exc:
                 exc._andrea_raised_by_impl = name  # the implementation's, not the check's
                 raise
@@ -247,10 +255,18 @@ class _Recorder:
                 changed = [i for i, (a, b) in enumerate(zip(args, given[0])) if _changed(a, b)]
                 changed += [k for k, v in kwargs.items() if _changed(v, given[1][k])]
                 if changed:
-                    raise mutation(name, changed)
+                    return self._mutated(mutation(name, changed), result)
             return result
 
         return call
+
+
+    def _mutated(self, violation: ConformanceError, result):
+        violation.call = violation.call or _last_call(self)
+        if self.strict:
+            raise violation
+        self.observed.append(violation)
+        return result
 
 
 def _private(value):
@@ -344,8 +360,14 @@ def _is_flaky(exc: BaseException) -> bool:
 
 
 # ----------------------------------------------------------------------------- running
-def run_check(check: Check, impl, spec: Spec, *, target: str = "impl") -> CheckResult:
-    """Run one check; never raises for anything the implementation does."""
+def run_check(check: Check, impl, spec: Spec, *, target: str = "impl",
+              mutations: list | None = None) -> CheckResult:
+    """Run one check; never raises for anything the implementation does.
+
+    `mutations` collects the in-place changes of arguments seen in the calls of a run's
+    checks: a check goes on with the returned value, and the purity check
+    (``judges_mutation``) fails with the first one (a bug costs points once).
+    """
     result = CheckResult(check.id, check.clauses, PASSED)
     missing = [f for f in check.requires if not callable(getattr(impl, f, None))]
     if missing:
@@ -358,10 +380,13 @@ def run_check(check: Check, impl, spec: Spec, *, target: str = "impl") -> CheckR
             result.set_message(MSG_OPTIONAL, function=", ".join(missing))
         result.details["function"] = (required or missing)[0]
         return result
-    recorder = _Recorder(impl)
+    observed = mutations if mutations is not None else []
+    recorder = _Recorder(impl, observed, strict=check.judges_mutation)
     start = time.perf_counter()
     try:
         check(recorder, spec)
+        if check.judges_mutation and observed:
+            raise observed[0]
     except ImplementationFault as exc:
         _fault(result, exc)
         result.example = _last_call(recorder)   # the call that hung, crashed, ...
@@ -451,13 +476,19 @@ def run_checks(impl, spec: Spec, *, profile: str = DEFAULT_PROFILE,
     `on_start(check)` and `on_result(result)` are called around each check (progress, timers).
     """
     chosen = select_checks(all_checks(spec), list(select) if select else None)
-    results = []
+    order = {c.id: i for i, c in enumerate(chosen)}
+    results, mutations = [], []
     with use_profile(profile):
-        for chk in chosen:
+        for chk in in_run_order(chosen):
             if on_start is not None:
                 on_start(chk)
-            res = run_check(chk, impl, spec, target=target)
+            res = run_check(chk, impl, spec, target=target, mutations=mutations)
             results.append(res)
             if on_result is not None:
                 on_result(res)
-    return results
+    return sorted(results, key=lambda r: order[r.check_id])
+
+
+def in_run_order(checks: list[Check]) -> list[Check]:
+    """The purity check last, so that it sees the arguments changed in every other check."""
+    return [c for c in checks if not c.judges_mutation] + [c for c in checks if c.judges_mutation]

@@ -339,8 +339,10 @@ def _run_checks(proxy, spec, profile, select, target, on_result) -> list[CheckRe
 
     results: list[CheckResult] = []
     proxy.begin_check()
-    run_checks(proxy, spec, profile=profile, select=select, target=target, on_result=progress)
-    return results
+    reported = run_checks(proxy, spec, profile=profile, select=select, target=target,
+                          on_result=progress)
+    order = {r.check_id: i for i, r in enumerate(reported)}   # reporting order
+    return sorted(results, key=lambda r: order[r.check_id])
 
 
 def _confirm_check_bug(res: CheckResult, spec: Spec) -> CheckResult:

@@ -515,7 +515,7 @@ class SubmissionProxy:
             self._kill()
             raise WorkerCrashed.said(M.FAULT_MALFORMED_REPLY, what=what, error=str(exc),
                                      function=name) from None
-        self._report_mutation(name, reply.get("mutated"))
+        self._report_mutation(name, reply.get("mutated"), value)
         return value
 
     @staticmethod
@@ -545,12 +545,16 @@ class SubmissionProxy:
                                    n=self._timeouts[name])
 
     @staticmethod
-    def _report_mutation(name: str, mutated) -> None:
+    def _report_mutation(name: str, mutated, value) -> None:
         """An argument changed in place is a violation of its own (EMB-PURE-01: no function
-        mutates its inputs); it is reported, never written back into the caller's values."""
+        mutates its inputs); it is reported, never written back into the caller's values. The
+        report carries the returned value (`returned`): the runner charges the purity check
+        with it and lets the calling check judge the value."""
         if not mutated or not isinstance(mutated, list):
             return
-        raise mutation(name, [k for k in mutated if isinstance(k, (int, str))])
+        violation = mutation(name, [k for k in mutated if isinstance(k, (int, str))])
+        violation.returned = value
+        raise violation
 
     @staticmethod
     def _advance_generators(args, kwargs, reply, blobs) -> None:

@@ -245,7 +245,13 @@ def test_mutating_any_argument_is_reported_and_never_written_back(spec, monkeypa
     checks = ["dot_product", "vector_norm", "lookup_selects_row", "embed_adds_position_rows",
               "gradient_shapes", "inputs_not_mutated"]
     rep = grade_path(ATTACKS / "mutate_args.py", spec, select=checks, limits=FAST)
-    _check(rep, {c: ("failed", "changed its input in place") for c in checks})
+    # Expectations come from the grader's own copies: the values for zeroed inputs are wrong,
+    # a right value computed before scribbling passes, and the mutation itself is charged once,
+    # under the purity clause.
+    _check(rep, {"inputs_not_mutated": ("failed", "changed its input in place"),
+                 "dot_product": ("failed", ""), "vector_norm": ("failed", ""),
+                 "lookup_selects_row": PASSED, "embed_adds_position_rows": PASSED,
+                 "gradient_shapes": PASSED})
     assert seen and all(seen)          # the grader's arrays never changed
 
 

@@ -96,9 +96,12 @@ def d_model_mismatch(impl, spec):
     check_error_inputs(impl, spec, "EMB-ERR-04")
 
 
-@check("EMB-PURE-01", requires=("lookup", "embed", "embed_backward"))
+@check("EMB-PURE-01", requires=("lookup", "embed", "embed_backward"), judges_mutation=True)
 def inputs_not_mutated(impl, spec):
     """lookup, embed and embed_backward leave every argument bit for bit as it was.
+
+    The runner also charges this check with any argument that a call of another check (any
+    contract function) changed in place; those checks themselves are not charged.
 
     A call that raises where a value is expected is a wrong answer that the value checks
     report; here its arguments are still compared (a change made before the exception is a

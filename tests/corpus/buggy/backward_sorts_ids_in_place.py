@@ -1,5 +1,5 @@
 # bug: the backward sorts the caller's ids in place (a mutation, and the rows no longer match)
-# fails: inputs_not_mutated, token_gradient_scatter_add, token_gradient_zero_rows, position_gradient_batch_sum, position_gradient_zero_past_t, gradient_shapes
+# fails: inputs_not_mutated, token_gradient_scatter_add
 _correct_backward = embed_backward
 
 

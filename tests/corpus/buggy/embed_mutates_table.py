@@ -1,5 +1,5 @@
 # bug: embed adds the positions into the caller's token table in place
-# fails: inputs_not_mutated, embed_adds_position_rows, embed_keeps_float32, embed_not_permutation_equivariant, embed_shapes, forward_pass_at_real_size, spec_sizes_accepted
+# fails: inputs_not_mutated
 def embed(token_ids, token_table, position_table):
     if token_table.shape[1] != position_table.shape[1]:
         raise ValueError("d_model differs between the tables")

@@ -2,8 +2,9 @@
 and then returns what would be right for the zeroed inputs (dot/norm/cosine return 0.0),
 hoping the grader computes its expectations from the mutated arrays afterwards.
 
-Expected: every check that calls one of them fails with "changed its input in place"; the
-grader's own arrays never change.
+Expected: the grader's own arrays never change and its expectations come from its copies, so
+the values for zeroed inputs fail; the mutation is charged once, under EMB-PURE-01 ("changed
+its input in place").
 """
 import numpy as np
 
