@@ -25,6 +25,8 @@ def _env(tmp_path):
     ["andrea-grade", str(CORRECT), "--profile", "dev", "--select", "dot_product",
      "--sandbox", TEST_SANDBOX],
     ["andrea-audit", "impl", str(CORRECT), "--profile", "dev", "--select", "dot_product"],
+    ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs", "graders.conformance",
+     "--andrea-impl", str(CORRECT), "--andrea-profile", "dev", "-k", "dot_product"],
 ])
 def test_commands_leave_the_working_folder_empty(tmp_path, argv):
     cwd = tmp_path / "homework"
