@@ -2,7 +2,10 @@
 
 All are deterministic: derandomized (the same checks and inputs on every run, so a grade is
 reproducible), no example database, no deadline (a submission behind a grading proxy is slow),
-and one bug reported per check.
+and one bug reported per check. Hypothesis also mixes into its draws the literals of the
+"local" modules a process has imported (outside site-packages): which modules those are
+depends on the process (a submission loaded in-process by the self-check, an editable install
+of this kit or a wheel), so a run switches that pool off and every process draws the same inputs.
 """
 
 from __future__ import annotations
@@ -54,6 +57,26 @@ def use_profile(name: str):
     previous = getattr(settings, "_current_profile", None) or "default"
     settings.load_profile(full)
     try:
-        yield settings.get_profile(full)
+        with _no_local_constants():
+            yield settings.get_profile(full)
     finally:
         settings.load_profile(previous)
+
+
+@contextmanager
+def _no_local_constants():
+    """Draw without the literals of the modules this process happened to import."""
+    try:
+        from hypothesis.internal.conjecture import providers
+        empty, get = providers.Constants(), providers._get_local_constants
+        cache = providers.CONSTANTS_CACHE.cache
+    except (ImportError, AttributeError):  # a Hypothesis without the pool: nothing to switch off
+        yield
+        return
+    cache.clear()
+    providers._get_local_constants = lambda: empty
+    try:
+        yield
+    finally:
+        providers._get_local_constants = get
+        cache.clear()

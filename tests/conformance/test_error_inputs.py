@@ -55,7 +55,7 @@ def test_a_wrong_error_type_fails_the_clause(tmp_path):
 
         embed = staticmethod(andrea_ref.embed)
 
-    with pytest.raises(ConformanceError, match="should raise IndexError"):
+    with use_profile("dev"), pytest.raises(ConformanceError, match="should raise IndexError"):
         check_error_inputs(Wraps(), SPEC, "EMB-ERR-01")
 
 
