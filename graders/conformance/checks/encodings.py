@@ -56,7 +56,10 @@ def rope_preserves_norms(impl, spec):
         y = as_array("y", impl.rope(x, pos), call)
         assert_shape("y", y, x.shape, call)
         pair = lambda a: np.hypot(a[:, 0::2], a[:, 1::2])  # noqa: E731
-        assert_close_scaled("hypot(y[:, 0::2], y[:, 1::2])", pair(y), pair(x), pair(x) + 1e-300, 1e-12, call)
+        # A rotation: two products and a sum per coordinate, sine and cosine each to roundoff.
+        tol = spec.tolerance(y.dtype)
+        assert_close_scaled("hypot(y[:, 0::2], y[:, 1::2])", pair(y), pair(x),
+                            pair(x) + tol["tiny"], 16 * tol["per_term"], call)
 
     prop()
 
@@ -80,6 +83,8 @@ def rope_relative_offsets(impl, spec):
 
         call = f"rope scores at (m, n) = ({m}, {n}) and ({m + s}, {n + s})"
         scale = np.linalg.norm(q) * np.linalg.norm(k) * d * (1 + m + n + 2 * s)
-        assert_close_scaled("rope score at (m + shift, n + shift)", score(m + s, n + s), score(m, n), scale, 1e-13, call)
+        # The angles' roundoff grows with the position, hence the positions in `scale`.
+        assert_close_scaled("rope score at (m + shift, n + shift)", score(m + s, n + s), score(m, n),
+                            scale, 256 * spec.tolerance(x.dtype)["per_term"], call)
 
     prop()
