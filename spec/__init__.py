@@ -10,13 +10,13 @@
 
 from .loader import (DEFAULT_SPEC, SCHEMA_PATH, SPEC_DIR, Clause, Contract, Function,
                      KernelEntryPoint, KernelParam, Kernels, Model, Quantity, QuantityValue,
-                     Raises, Spec, SpecError, contract_table, evaluate, evaluate_quantities,
+                     Raises, Spec, SpecError, contract_table, evaluate, evaluate_quantities, is_number,
                      load_spec, numeric_fields, quantity_findings, read_spec_file,
                      resolve_spec_path, round_half_up)
 
 __all__ = ["CONTRACT", "DEFAULT_SPEC", "SCHEMA_PATH", "SPEC_DIR", "Clause", "Contract", "Function",
            "KernelEntryPoint", "KernelParam", "Kernels", "Model", "Quantity", "QuantityValue",
-           "Raises", "Spec", "SpecError", "contract_table", "evaluate", "evaluate_quantities",
+           "Raises", "Spec", "SpecError", "contract_table", "evaluate", "evaluate_quantities", "is_number",
            "load_spec", "numeric_fields", "quantity_findings", "read_spec_file",
            "resolve_spec_path", "round_half_up"]
 

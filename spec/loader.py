@@ -67,11 +67,12 @@ class Model:
         mean = f"{self.init_mean:g}"
         if expr == "1/sqrt(d_model)":
             return f"N({mean}, 1/d_model)"
-        return f"N({mean}, ({self.init_std_expr})²)" if not _is_number(expr) else \
+        return f"N({mean}, ({self.init_std_expr})²)" if not is_number(expr) else \
             f"N({mean}, {expr}²)"
 
 
-def _is_number(text: str) -> bool:
+def is_number(text: str) -> bool:
+    """Whether `text` is a plain number (an init std written as 0.02 rather than an expression)."""
     try:
         float(text)
     except ValueError:

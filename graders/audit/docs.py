@@ -37,7 +37,7 @@ from typing import Callable, Iterable
 
 import yaml
 
-from spec import Spec, evaluate
+from spec import Spec, evaluate, is_number
 
 from .numbers import (KOREAN_AMOUNT, LITERAL, LOCALES, Reading, Token, alternative_locales, fmt,
                       read_korean, read_literal, round_to)
@@ -626,7 +626,7 @@ class _Auditor:
             std = evaluate(expr, m.fields())
         except (ValueError, ZeroDivisionError, OverflowError):
             return "unverified", "-", f"cannot evaluate the scale {expr!r}"
-        value = f"{expr} = {std:.6g}" if not _is_number(expr) else f"{std:g}"
+        value = f"{expr} = {std:.6g}" if not is_number(expr) else f"{std:g}"
         if math.isclose(std, m.init_std, rel_tol=1e-9):
             return "ok", value, ""
         return "mismatch", value, (f"the text gives the init std as {text!r} ({value} at "
@@ -677,14 +677,6 @@ def _first_scale(scales: list[tuple[str, re.Pattern]], sentence: str):
         return None
     _, _, expr, m = min(hits, key=lambda h: (h[0], h[1]))
     return expr, m
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 @dataclass
