@@ -73,6 +73,13 @@ FAULT_FORBIDDEN = ("the submission imports {module}, which is not allowed (the r
                    "grader are off limits)")
 FAULT_MEMORY = "{what}: the submission {detail} (memory limit {mib} MiB)"
 FAULT_SUBMISSION = "{what}: the submission {detail}"
+# What the worker saw the submission do ({detail} of FAULT_SUBMISSION and FAULT_MEMORY).
+DETAIL_EXIT_IMPORT = "called sys.exit({code}) while importing"
+DETAIL_EXIT_CALL = "called sys.exit({code}) in {function}()"
+DETAIL_INTERRUPT_CALL = "raised KeyboardInterrupt in {function}()"
+DETAIL_MEMORY_IMPORT = "ran out of memory while importing"
+DETAIL_MEMORY_CALL = "ran out of memory in {function}()"
+DETAIL_MEMORY_RESULT = "ran out of memory sending the result of {function}()"
 SIGNAL_SEGV = "a segmentation fault (SIGSEGV)"
 SIGNAL_ABRT = "an abort (SIGABRT)"
 SIGNAL_BUS = "a bus error (SIGBUS)"
@@ -117,6 +124,9 @@ def fault_detail(detail: dict, t=None) -> str:
     fields = dict(detail.get("fields") or {})
     if isinstance(fields.get("signal"), str):
         fields["signal"] = t(fields["signal"])
+    said = fields.pop("detail_said", None)   # what the worker saw, a sentence of its own
+    if isinstance(said, dict) and isinstance(said.get("msgid"), str):
+        fields["detail"] = t(said["msgid"], **dict(said.get("fields") or {}))
     return t(detail["msgid"], **fields)
 
 

@@ -131,6 +131,23 @@ class OutputBuffer:
         return self.data.decode("utf-8", errors="replace")
 
 
+# The worker's fault events and the sentences that tell them; the fields come from the request
+# (the function) or are bounded text from the worker (the exit code).
+_EVENTS = {"exit_import": M.DETAIL_EXIT_IMPORT, "exit_call": M.DETAIL_EXIT_CALL,
+           "interrupt_call": M.DETAIL_INTERRUPT_CALL, "memory_import": M.DETAIL_MEMORY_IMPORT,
+           "memory_call": M.DETAIL_MEMORY_CALL, "memory_result": M.DETAIL_MEMORY_RESULT}
+
+
+def _worker_event(header: dict, what: str) -> dict | None:
+    """``{"msgid", "fields"}`` for a fault event the worker named, or None."""
+    msgid = _EVENTS.get(header.get("event")) if isinstance(header.get("event"), str) else None
+    if msgid is None:
+        return None
+    function = what.split("(", 1)[0] if what else "?"
+    code = str(header.get("code", ""))[:100]
+    return {"msgid": msgid, "fields": {"function": function, "code": code}}
+
+
 _SIGNALS = {signal.SIGSEGV: M.SIGNAL_SEGV, signal.SIGABRT: M.SIGNAL_ABRT,
             signal.SIGBUS: M.SIGNAL_BUS, signal.SIGFPE: M.SIGNAL_FPE,
             signal.SIGILL: M.SIGNAL_ILL, signal.SIGKILL: M.SIGNAL_KILL}
@@ -575,11 +592,14 @@ class SubmissionProxy:
         kind, msg = header.get("fault"), str(header.get("msg", ""))[:2000]
         if kind == "forbidden":
             return ForbiddenImport.said(M.FAULT_FORBIDDEN, module=msg)
+        said = _worker_event(header, what)
+        if said is not None:   # the worker's words, as a sentence that can be translated
+            msg = said["msgid"].format(**said["fields"])
         if kind == "memory":
             return ResourceExhausted.said(M.FAULT_MEMORY, what=what, detail=msg,
-                                          mib=self._limits.memory_mb)
+                                          mib=self._limits.memory_mb, detail_said=said)
         if kind == "result":
             return UnsupportedResult(msg)
         if kind == "crash":
-            return WorkerCrashed.said(M.FAULT_SUBMISSION, what=what, detail=msg)
+            return WorkerCrashed.said(M.FAULT_SUBMISSION, what=what, detail=msg, detail_said=said)
         return WorkerCrashed(f"{what}: {msg or 'the worker failed'}")

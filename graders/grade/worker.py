@@ -173,10 +173,11 @@ def _import_submission(args, refuse, send):
             sys.modules["submission"] = module
             spec.loader.exec_module(module)
     except MemoryError:
-        send({"fault": "memory", "msg": "ran out of memory while importing"})
+        send({"fault": "memory", "event": "memory_import", "msg": "ran out of memory while importing"})
         return 3
     except SystemExit as exc:
-        send({"fault": "crash", "msg": f"called sys.exit({_safe_str(exc)}) while importing"})
+        send({"fault": "crash", "event": "exit_import", "code": _safe_str(exc)[:100],
+              "msg": f"called sys.exit({_safe_str(exc)}) while importing"})
         return 4
     except BaseException as exc:  # noqa: BLE001 - everything the import does is reported
         if refuse.attempts:
@@ -239,13 +240,14 @@ def _serve_call(P, module, header, blobs, send, refuse, kept=None) -> None:
         fn = getattr(module, fn_name)
         result = fn(*args, **kwargs)
     except MemoryError:
-        send({"fault": "memory", "msg": f"ran out of memory in {fn_name}()"})
+        send({"fault": "memory", "event": "memory_call", "msg": f"ran out of memory in {fn_name}()"})
         return
     except SystemExit as exc:
-        send({"fault": "crash", "msg": f"called sys.exit({_safe_str(exc)}) in {fn_name}()"})
+        send({"fault": "crash", "event": "exit_call", "code": _safe_str(exc)[:100],
+              "msg": f"called sys.exit({_safe_str(exc)}) in {fn_name}()"})
         os._exit(4)
     except KeyboardInterrupt:
-        send({"fault": "crash", "msg": f"raised KeyboardInterrupt in {fn_name}()"})
+        send({"fault": "crash", "event": "interrupt_call", "msg": f"raised KeyboardInterrupt in {fn_name}()"})
         os._exit(4)
     except BaseException as exc:  # noqa: BLE001 - reported as the submission's exception
         if len(refuse.attempts) > seen:
@@ -266,7 +268,8 @@ def _serve_call(P, module, header, blobs, send, refuse, kept=None) -> None:
             elif _snapshot(np, a) != before[key]:
                 mutated.append(key)
     except MemoryError:
-        send({"fault": "memory", "msg": f"ran out of memory sending the result of {fn_name}()"})
+        send({"fault": "memory", "event": "memory_result",
+              "msg": f"ran out of memory sending the result of {fn_name}()"})
         return
     except Exception as exc:  # noqa: BLE001 - e.g. a result of a type that cannot cross
         send({"fault": "result", "msg": f"{fn_name}() returned {_safe_str(exc)}"})

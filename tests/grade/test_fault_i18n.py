@@ -19,7 +19,7 @@ from graders.grade.proxy import describe_exit
 
 from .conftest import grade_path, needs_bwrap
 
-FAULT_IDS = [v for k, v in vars(M).items() if k.startswith(("FAULT_", "SIGNAL_"))]
+FAULT_IDS = [v for k, v in vars(M).items() if k.startswith(("FAULT_", "SIGNAL_", "DETAIL_"))]
 
 
 def _report(spec, fault: ImplementationFault, select):
@@ -93,3 +93,21 @@ def test_a_hanging_submission_is_told_in_dutch(spec, tmp_path):
     assert check["cause"] == "fault"
     text = formats.check_feedback(check, translator("nl"), {})
     assert "dot() was niet klaar binnen 2.5 s" in text and "did not finish" not in text, text
+
+
+def test_what_the_worker_saw_is_told_in_korean_and_dutch(spec, tmp_path):
+    """A sys.exit inside a call, reported by the worker itself: the whole sentence is translated."""
+    from tests.corpus import BASE
+
+    src = BASE.read_text(encoding="utf-8") + "\n\nimport sys\n\ndef dot(u, v):\n    sys.exit(3)\n"
+    path = tmp_path / "exits.py"
+    path.write_text(src, encoding="utf-8")
+    rep = grade_path(path, spec, select=["VEC-DOT-01"])
+    check = next(c for c in rep["checks"] if c["id"] == "dot_product")
+    assert check["cause"] == "fault"
+    nl = formats.check_feedback(check, translator("nl"), {})
+    assert "riep sys.exit(3) aan in dot()" in nl and "called sys.exit" not in nl, nl
+    ko = formats.check_feedback(check, translator("ko"), {})
+    assert "dot()에서 sys.exit(3)를 호출했습니다" in ko and "called sys.exit" not in ko, ko
+    en = formats.check_feedback(check, translator("en"), {})
+    assert "called sys.exit(3) in dot()" in en, en
