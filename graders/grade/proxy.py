@@ -425,7 +425,7 @@ class SubmissionProxy:
     def start(self) -> Outcome:
         """Start a worker and import the submission (the first time: report what happened)."""
         try:
-            header = self._spawn("importing the submission")
+            header = self._spawn(M.WHAT_IMPORT)
         except ImplementationFault as fault:
             return Outcome(ok=False, fault=fault)
         if "import_error" in header:

@@ -19,7 +19,7 @@ from graders.grade.proxy import describe_exit
 
 from .conftest import grade_path, needs_bwrap
 
-FAULT_IDS = [v for k, v in vars(M).items() if k.startswith(("FAULT_", "SIGNAL_", "DETAIL_"))]
+FAULT_IDS = [v for k, v in vars(M).items() if k.startswith(("FAULT_", "SIGNAL_", "DETAIL_", "WHAT_"))]
 
 
 def _report(spec, fault: ImplementationFault, select):
@@ -111,3 +111,13 @@ def test_what_the_worker_saw_is_told_in_korean_and_dutch(spec, tmp_path):
     assert "dot()에서 sys.exit(3)를 호출했습니다" in ko and "called sys.exit" not in ko, ko
     en = formats.check_feedback(check, translator("en"), {})
     assert "called sys.exit(3) in dot()" in en, en
+
+
+def test_an_exit_while_importing_is_told_in_dutch(spec, tmp_path):
+    path = tmp_path / "exits_at_import.py"
+    path.write_text("import sys\nsys.exit(2)\n", encoding="utf-8")
+    rep = grade_path(path, spec, select=["VEC-DOT-01"])
+    text = formats.render(rep, "text", lang="nl")
+    assert "het importeren van de inzending: de inzending riep sys.exit(2) aan tijdens het " \
+           "importeren" in text, text
+    assert "importing" not in text and "called sys.exit" not in text, text
