@@ -124,18 +124,18 @@ def load_impl(target: str | Path, *, submission_rules: bool = False):
     try:
         if path.suffix in (".py", NOTEBOOK_SUFFIX) or path.is_dir() or path.exists():
             if path.is_dir():
-                if (path / "__init__.py").is_file():
-                    path = path / "__init__.py"
-                else:
-                    names = [p.name for p in path.iterdir() if p.is_file()]
-                    entry, why, cands = choose_entry(names)
-                    if entry is None:
-                        raise ImplementationLoadError(
-                            f"{target}: no Python module or notebook in this folder"
-                            if why == "none" else
-                            f"{target}: several candidates ({', '.join(cands)}); keep one or "
-                            "name it submission.py")
-                    path = path / entry
+                names = [p.name for p in path.iterdir() if p.is_file()]
+                init = path / "__init__.py"
+                init_text = (init.read_text(encoding="utf-8", errors="replace")
+                             if init.is_file() else None)
+                entry, why, cands = choose_entry(names, init_text)
+                if entry is None:
+                    raise ImplementationLoadError(
+                        f"{target}: no Python module or notebook in this folder"
+                        if why == "none" else
+                        f"{target}: several candidates ({', '.join(cands)}); keep one or "
+                        "name it submission.py")
+                path = path / entry
             if not path.is_file():
                 raise ImplementationLoadError(f"{target}: no such file")
             try:

@@ -10,7 +10,9 @@ grader), so that both read a submission the same way and apply the same import r
   and line numbers stay valid) and are listed in ``Source.dropped``; a cell that starts with a
   cell magic (``%%bash``, ``%%writefile``, ...) is dropped whole, except ``%%time``,
   ``%%timeit`` and ``%%capture``, whose body is Python. Line numbers of the generated source map
-  back to "cell N, line L" (cells counted from the top of the notebook, Markdown cells included);
+  back to "cell N, line L" (cells counted from the top of the notebook, Markdown cells included).
+  ``display(...)``, which Jupyter provides without an import, is there too (it shows nothing:
+  ``NOTEBOOK_PRELUDE``, the source's first line, which maps to no cell);
 * the import rule: a submission may import any installed package (NumPy, pandas, matplotlib,
   ...) except the kit's own packages (``KIT_PACKAGES``: the reference, the GPU implementation,
   the graders, the spec) and the test tooling (``TOOLING_PACKAGES``). ``forbidden_imports``
@@ -31,6 +33,10 @@ FORBIDDEN_PACKAGES = KIT_PACKAGES + TOOLING_PACKAGES
 NOTEBOOK_SUFFIX = ".ipynb"
 PREFERRED_NAMES = ("submission.py", "embedding.py", "solution.py")
 BODY_CELL_MAGICS = ("time", "timeit", "capture")
+
+# What a Jupyter kernel puts in every notebook's namespace without an import, and a notebook may
+# call at top level: display() (a no-op here, nothing is shown). One line, mapped to no cell.
+NOTEBOOK_PRELUDE = "def display(*objects, **kwargs): return None"
 
 _LINE_MAGIC = re.compile(r"^(\s*)(?:[A-Za-z_][\w.,\s]*=\s*)?[%!]")
 _HELP = re.compile(r"^(\s*)[\w.\[\]()]+\?\??\s*$")
@@ -66,7 +72,8 @@ class Source:
         """(cell, line in cell) of a line of ``text`` (1-based); None for a plain module."""
         if not self.notebook or not line or line < 1 or line > len(self.line_map):
             return None
-        return self.line_map[line - 1]
+        cell, k = self.line_map[line - 1]
+        return (cell, k) if cell else None           # cell 0: the prelude
 
     def to_dict(self) -> dict:
         return {"origin": self.origin, "notebook": self.notebook,
@@ -84,8 +91,8 @@ def notebook_source(data: bytes | str, origin: str) -> Source:
     except Exception as exc:  # noqa: BLE001 - JSON errors, nbformat's own, bad encodings
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SourceError(f"{origin}: not a Jupyter notebook ({first[:200]})") from None
-    out: list[str] = []
-    line_map: list[tuple[int, int]] = []
+    out: list[str] = [NOTEBOOK_PRELUDE]
+    line_map: list[tuple[int, int]] = [(0, 0)]
     dropped: list[Dropped] = []
     for number, cell in enumerate(nb.get("cells", []), 1):
         if cell.get("cell_type") != "code":
@@ -206,15 +213,20 @@ def read_source(path: str | Path) -> Source:
         raise SourceError(f"{path}: not UTF-8 text") from None
 
 
-def choose_entry(names: list[str]) -> tuple[str | None, str | None, list[str]]:
+def choose_entry(names: list[str], init_text: str | None = None
+                 ) -> tuple[str | None, str | None, list[str]]:
     """Which top-level file of a folder is the submission: (name, None, []) or (None, why, names).
 
-    `names` are the folder's files (relative paths). Rules, the same for the self-check and the
-    grader: a module named like PREFERRED_NAMES, else the one notebook (other modules are its
-    helpers), else the one module.
+    `names` are the folder's files (relative paths); `init_text` is the text of its top-level
+    ``__init__.py``, if it has one. Rules, the same for the self-check and the grader: a
+    package (an ``__init__.py`` with code in it, typically re-exporting its modules' functions)
+    is imported as a package, else a module named like PREFERRED_NAMES, else the one notebook
+    (other modules are its helpers), else the one module.
     `why` is "none" (nothing to grade) or "many" (ambiguous; the candidates are returned).
     """
     top = [r for r in names if "/" not in r]
+    if "__init__.py" in top and init_text is not None and _has_code(init_text):
+        return "__init__.py", None, []
     py = sorted(r for r in top if r.endswith(".py") and r != "__init__.py")
     nbs = sorted(r for r in top if r.endswith(NOTEBOOK_SUFFIX))
     for n in PREFERRED_NAMES:
@@ -227,6 +239,20 @@ def choose_entry(names: list[str]) -> tuple[str | None, str | None, list[str]]:
     if py or nbs:
         return None, "many", py + nbs
     return None, "none", []
+
+
+def _has_code(text: str) -> bool:
+    """Whether a module's text has a statement other than its docstring (an ``__init__.py``
+    that only marks a folder as a package does not make the folder a package submission).
+    Text that does not parse has code (its error is reported when it is imported)."""
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError):
+        return bool(text.strip())
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    return bool(body)
 
 
 def forbidden_imports(text: str) -> list[str]:

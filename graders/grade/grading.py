@@ -116,7 +116,9 @@ def load_submission(path: str | Path) -> Submission:
     name = printable_name(p.name)
     if cu and not any(r.endswith((".py", NOTEBOOK_SUFFIX)) for r in top):
         return Submission(name, files, cu[0], "kernel", digest=digest)
-    entry, why, names = choose_entry(list(files))
+    init = files.get("__init__.py")
+    entry, why, names = choose_entry(
+        list(files), None if init is None else init.decode("utf-8", "replace"))
     if entry is not None and entry.endswith(NOTEBOOK_SUFFIX):
         return _notebook_submission(name, files, entry, files[entry], digest)
     if entry is not None:
@@ -255,7 +257,8 @@ def _cell_of(source: dict, line) -> dict:
     line_map = source.get("line_map") or []
     if isinstance(line, int) and 1 <= line <= len(line_map):
         cell, in_cell = line_map[line - 1]
-        return {"cell": cell, "line": in_cell}
+        if cell:                                     # cell 0: the notebook prelude
+            return {"cell": cell, "line": in_cell}
     return {}
 
 

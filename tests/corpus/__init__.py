@@ -4,8 +4,10 @@
   the naive cosine, pure Python loops, np.take/np.add.reduceat, a class, math.fsum with NumPy
   scalars and Dutch error subclasses, scipy.sparse and np.linalg.norm with read-only and
   Fortran-ordered results, itertools/functools with float32 loops, uint and int32 ids, tables
-  drawn in other orders from the same rng). Each must get full marks from andrea-conform and
-  andrea-grade.
+  drawn in other orders from the same rng, float64 inside, jax-like functional code, bound
+  methods of one object as module-level aliases), a notebook (``.ipynb``, with IPython magics
+  and ``display()``) and a package folder (``__init__.py`` re-exporting its modules). Each
+  must get full marks from andrea-conform and andrea-grade.
 * ``buggy/*.py``: one file per bug class. Each holds only what differs from
   ``correct/numpy_naive.py`` (the functions it redefines, appended to that module's source),
   and two header lines: ``# bug: <what is wrong>`` and ``# fails: <check ids>``, the exact set
@@ -25,7 +27,10 @@ VECTOR_FUNCTIONS = {"dot", "norm", "cosine_similarity"}
 
 
 def correct_files() -> list[Path]:
-    return sorted(p for p in (HERE / "correct").glob("*.py") if p.name != "__init__.py")
+    """Modules, notebooks and package folders (anything a student may hand in)."""
+    return sorted(p for p in (HERE / "correct").iterdir()
+                  if (p.suffix in (".py", ".ipynb") and p.name != "__init__.py")
+                  or (p.is_dir() and (p / "__init__.py").is_file()))
 
 
 @dataclass(frozen=True)

@@ -134,3 +134,35 @@ def test_only_statement_starts_are_ipython_commands():
     ns: dict = {}
     exec(compile(src.text, "t", "exec"), ns)  # noqa: S102 - our own test notebook
     assert (ns["x"], ns["doc"], ns["z"]) == (1, "\n% of the rows\n!important\n", 3)
+
+
+def test_display_works_as_in_jupyter_and_maps_to_no_cell():
+    """Jupyter gives every notebook display() without an import; a notebook that calls it at
+    top level imports here too (it shows nothing), and its line numbers are unchanged."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1\ndisplay(x, raw=True)\ny = 1 / 0")]
+    src = notebook_source(nbformat.writes(nb), "hw.ipynb")
+    namespace: dict = {}
+    with pytest.raises(ZeroDivisionError) as err:
+        exec(compile(src.text, "hw.ipynb", "exec"), namespace)   # display(...) itself is fine
+    assert src.locate(err.traceback[-1].lineno + 1) == (1, 3)
+    assert src.locate(1) is None                                  # the prelude is no cell's
+
+
+def test_a_package_folder_is_graded_through_its_init(tmp_path):
+    """A folder whose __init__.py has code is a package (its functions re-exported from its
+    modules); an __init__.py that only marks a folder as a package leaves the usual rules."""
+    from graders.conformance.sources import choose_entry
+
+    names = ["__init__.py", "layer.py", "vectors.py"]
+    assert choose_entry(names, "from .layer import *\nfrom .vectors import *\n")[0] == "__init__.py"
+    assert choose_entry(names, '"""Only a docstring."""\n')[1] == "many"
+    assert choose_entry(["__init__.py", "embedding.py"], "")[0] == "embedding.py"
+    assert choose_entry(["__init__.py", "embedding.py"], "# a comment\n")[0] == "embedding.py"
+    pkg = tmp_path / "hw"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .layer import lookup\n", encoding="utf-8")
+    (pkg / "layer.py").write_text("def lookup(table, token_ids):\n    return table[token_ids]\n",
+                                  encoding="utf-8")
+    (pkg / "notes.py").write_text("x = 1\n", encoding="utf-8")
+    assert load_submission(pkg).module == "__init__.py"
