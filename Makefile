@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
-EXTRAS ?= test,gpu,cluster
+EXTRAS ?= test,gpu,cluster,fast
 
 .PHONY: venv bwrap demo test bench bench-gpu selfcheck-wheel clean
 

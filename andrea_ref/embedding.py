@@ -140,22 +140,10 @@ def embed(token_ids, token_table: np.ndarray, position_table: np.ndarray, *,
     (as with NumPy's ufuncs): a training loop can reuse one buffer instead of faulting in a
     fresh 100 MB output per batch.
     """
-    token_table = validate.table("token_table", token_table)
-    position_table = validate.table("position_table", position_table)
-    if token_table.shape[1] != position_table.shape[1]:
-        raise ValueError(f"token_table has d_model = {token_table.shape[1]} but position_table "
-                         f"has d_model = {position_table.shape[1]}")
-    if token_table.dtype != position_table.dtype:
-        raise TypeError(f"token_table is {token_table.dtype} but position_table is "
-                        f"{position_table.dtype}; give both tables one dtype")
-    ids = validate.token_ids(token_ids, token_table.shape[0])
-    validate.sequence(ids, position_table.shape[0])
-    shape = ids.shape + token_table.shape[1:]
+    ids, token_table, position_table, _, out = validate.embed_args(
+        token_ids, token_table, position_table, out)
     if out is None:
-        out = np.empty(shape, dtype=token_table.dtype)
-    elif (not isinstance(out, np.ndarray) or out.shape != shape
-          or out.dtype != token_table.dtype or not out.flags.c_contiguous):
-        raise ValueError(f"out must be a C-contiguous {token_table.dtype} array of shape {shape}")
+        out = np.empty(ids.shape + token_table.shape[1:], dtype=token_table.dtype)
     _gather_rows(token_table, ids, out, position_table)
     return out
 
@@ -170,9 +158,9 @@ def embed_backward(token_ids, grad_out: np.ndarray, vocab_size: int, context_len
     ids, grad_out, t, vocab_size, context_length = validate.backward_args(
         token_ids, grad_out, vocab_size, context_length)
     d_model = grad_out.shape[-1]
-    rows = grad_out.reshape(-1, d_model)
     flat = ids.reshape(-1)
     n = flat.size
+    rows = grad_out.reshape(n, d_model)  # not (-1, d_model): that is ambiguous when d_model = 0
 
     # Both gradients are scatter-adds, so one sparse product computes them in a single pass over
     # grad_out: column j of the one-hot matrix (vocab_size + context_length, n) has a 1 in row

@@ -79,6 +79,28 @@ def same_length(u: np.ndarray, v: np.ndarray) -> None:
         raise ValueError(f"u and v must have the same length, got {u.shape[0]} and {v.shape[0]}")
 
 
+def embed_args(ids, token_table, position_table, out=None):
+    """Arguments of embed: (ids, token_table, position_table, T, out), checked.
+
+    `out` is None or a C-contiguous array of the result's shape and dtype to write into.
+    """
+    token_table = table("token_table", token_table)
+    position_table = table("position_table", position_table)
+    if token_table.shape[1] != position_table.shape[1]:
+        raise ValueError(f"token_table has d_model = {token_table.shape[1]} but position_table "
+                         f"has d_model = {position_table.shape[1]}")
+    if token_table.dtype != position_table.dtype:
+        raise TypeError(f"token_table is {token_table.dtype} but position_table is "
+                        f"{position_table.dtype}; give both tables one dtype")
+    ids = token_ids(ids, token_table.shape[0])
+    t = sequence(ids, position_table.shape[0])
+    shape = ids.shape + token_table.shape[1:]
+    if out is not None and (not isinstance(out, np.ndarray) or out.shape != shape
+                            or out.dtype != token_table.dtype or not out.flags.c_contiguous):
+        raise ValueError(f"out must be a C-contiguous {token_table.dtype} array of shape {shape}")
+    return ids, token_table, position_table, t, out
+
+
 def backward_args(ids, grad_out, vocab_size, context_length):
     """Arguments of embed_backward: (ids, grad_out, T, vocab_size, context_length), checked."""
     vocab_size = size("vocab_size", vocab_size)

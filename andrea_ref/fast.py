@@ -1,0 +1,234 @@
+"""A compiled fast path for the reference's three hot functions: lookup, embed, embed_backward.
+
+``andrea_ref.embedding`` stays the documented reference (plain NumPy, read in one sitting). This
+module computes the same results, bit for bit, with a few small loops compiled by numba
+(``pip install 'andrea-conformance[fast]'``); everything else of the contract is re-exported
+from the reference, so ``andrea-conform andrea_ref.fast`` checks a whole implementation.
+
+* ``embed``: one pass over the output, ``out[r] = token_table[ids[r]] + position_table[r % T]``:
+  each output byte is written once and never read back (the reference's blocks write it with
+  ``np.take`` and then read and write it again for the position add, in cache).
+* ``embed_backward``: a stable counting sort of the ids, then every thread owns a disjoint range
+  of token rows and one of positions and writes each gradient row once: ``+0.0`` plus its
+  ``grad_out`` rows in increasing row order (absent ids and positions past T: ``+0.0``). No
+  zero-filled output read back, no write conflicts, no reduction of per-thread copies. That is
+  the order in which the reference's sparse product adds (its result starts at zeros, then
+  column after column of the one-hot matrix, i.e. row after row of ``grad_out``), so the sums
+  are equal bit for bit, signed zeros and NaNs included (``tests/ref/test_fast_path.py``).
+
+Arguments are checked by :mod:`andrea_ref.validate`, the reference's own checks, before any
+work, so every error is the reference's (type and wording). What the compiled loops do not
+cover goes to the reference itself: dtypes other than float32/float64, arrays that are not
+C-contiguous, an ``out=`` that overlaps an input, and every call when numba is not installed
+(``COMPILED`` is then False and every call, checked as above, goes to the reference).
+
+Threads: big calls are split over every usable core (``os.sched_getaffinity``) in the
+reference's per-process pool; the loops release the GIL. numba's own parallel layer is not
+used: its default (OpenMP) layer aborts a child forked after it ran ("fork() called from a
+process already using GNU OpenMP"), and a grader forks. Compiled code is cached next to this
+file (``__pycache__``, git-ignored) or, where that is read-only, in numba's per-user cache.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from . import embedding as _ref
+from . import validate
+from .embedding import (embedding_params, init_table, position_embedding_params,
+                        token_embedding_params)
+from .positions import rope, sinusoidal_encoding
+from .vectors import cosine_similarity, dot, norm
+
+__all__ = [
+    "token_embedding_params", "position_embedding_params", "embedding_params",
+    "init_table", "lookup", "embed", "embed_backward", "dot", "norm", "cosine_similarity",
+    "sinusoidal_encoding", "rope", "COMPILED",
+]
+
+try:
+    import numba
+except ImportError:  # the optional extra is not installed: the reference does the work
+    numba = None
+
+#: True when the compiled loops are in use; False means every call runs the plain reference.
+COMPILED = numba is not None
+
+_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_PARALLEL_MIN_BYTES = 4 << 20   # below this, one thread (handing out work costs more)
+_BYTES_PER_THREAD = 2 << 20
+
+
+def _threads(nbytes: int) -> int:
+    """Every usable core for a big call (at least 2 MiB of traffic each); one for a small one."""
+    if nbytes < _PARALLEL_MIN_BYTES:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(cores or 1, nbytes // _BYTES_PER_THREAD))
+
+
+def _covered(*arrays) -> bool:
+    """The compiled loops take C-contiguous float32/float64 arrays of one dtype."""
+    return all(a.dtype == arrays[0].dtype and a.flags.c_contiguous for a in arrays) and \
+        arrays[0].dtype in _DTYPES
+
+
+# ------------------------------------------------------------------------- compiled loops
+def _compile(fn):
+    # error_model="numpy": no Python-style checks (division by zero, negative modulo) in the
+    # loops; the wrappers never pass T = 0 and every index is checked by validate beforehand.
+    try:
+        return numba.njit(nogil=True, cache=True, error_model="numpy")(fn)
+    except RuntimeError:  # no writable cache location: compile in memory, once per process
+        return numba.njit(nogil=True, error_model="numpy")(fn)
+
+
+def _gather_kernel(table, ids, out, r0, r1):
+    """out[r] = table[ids[r]] for r in [r0, r1)."""
+    d = table.shape[1]
+    for r in range(r0, r1):
+        src = table[ids[r]]
+        dst = out[r]
+        for j in range(d):
+            dst[j] = src[j]
+
+
+def _embed_kernel(tok, pos, ids, t, out, r0, r1):
+    """out[r] = tok[ids[r]] + pos[r % t] for r in [r0, r1): each output row written once."""
+    d = tok.shape[1]
+    p = r0 % t
+    for r in range(r0, r1):
+        src = tok[ids[r]]
+        add = pos[p]
+        dst = out[r]
+        for j in range(d):
+            dst[j] = src[j] + add[j]
+        p += 1
+        if p == t:
+            p = 0
+
+
+def _counting_sort_kernel(ids, vocab_size, start, order):
+    """Stable counting sort: rows of id v are order[start[v]:start[v + 1]], increasing."""
+    for v in range(vocab_size + 1):
+        start[v] = 0
+    for r in range(ids.size):
+        start[ids[r] + 1] += 1
+    for v in range(vocab_size):
+        start[v + 1] += start[v]
+    fill = start[:vocab_size].copy()
+    for r in range(ids.size):
+        v = ids[r]
+        order[fill[v]] = r
+        fill[v] += 1
+
+
+def _backward_kernel(g, start, order, batch, t, gtok, gpos, v0, v1, p0, p1):
+    """Token rows [v0, v1) and position rows [p0, p1) of the gradients, each written once.
+
+    Every row starts at +0.0 and adds its grad_out rows in increasing row order, as the
+    reference's sparse product does (so -0.0 + +0.0 gives +0.0 here too). The row is in cache
+    while it is summed: it goes to memory once.
+    """
+    d = g.shape[1]
+    for v in range(v0, v1):
+        dst = gtok[v]
+        for j in range(d):
+            dst[j] = 0
+        for k in range(start[v], start[v + 1]):
+            src = g[order[k]]
+            for j in range(d):
+                dst[j] += src[j]
+    for p in range(p0, p1):
+        dst = gpos[p]
+        for j in range(d):
+            dst[j] = 0
+        if p < t:
+            for b in range(batch):
+                src = g[b * t + p]
+                for j in range(d):
+                    dst[j] += src[j]
+
+
+if COMPILED:
+    _gather_kernel = _compile(_gather_kernel)
+    _embed_kernel = _compile(_embed_kernel)
+    _counting_sort_kernel = _compile(_counting_sort_kernel)
+    _backward_kernel = _compile(_backward_kernel)
+
+
+def _row_parts(n: int, k: int) -> list[tuple[int, int]]:
+    return [(i * n // k, (i + 1) * n // k) for i in range(k)]
+
+
+# ------------------------------------------------------------------------- the contract
+def lookup(table: np.ndarray, token_ids) -> np.ndarray:
+    """Row `i` of `table` for each id `i`: shape ids.shape + (d_model,), the table's dtype."""
+    table = validate.table("table", table)
+    ids = validate.token_ids(token_ids, table.shape[0])
+    if not COMPILED or ids.ndim == 0 or not _covered(table):
+        return _ref.lookup(table, ids)
+    out = np.empty(ids.shape + table.shape[1:], dtype=table.dtype)
+    flat = ids.reshape(-1).astype(np.intp, copy=False)
+    out2 = out.reshape(flat.size, table.shape[1])
+    _ref._in_parallel(lambda part: _gather_kernel(table, flat, out2, *part),
+                      _row_parts(flat.size, min(_threads(out.nbytes), max(flat.size, 1))))
+    return out
+
+
+def embed(token_ids, token_table: np.ndarray, position_table: np.ndarray, *,
+          out: np.ndarray | None = None) -> np.ndarray:
+    """Token rows plus position rows: (T,) or (B, T) ids -> (..., T, d_model); `out` as the
+    reference's (a C-contiguous buffer of the result's shape and dtype to write into)."""
+    ids, tok, pos, t, out = validate.embed_args(token_ids, token_table, position_table, out)
+    if (not COMPILED or not _covered(tok, pos)
+            or (out is not None and any(np.may_share_memory(out, a) for a in (tok, pos, ids)))):
+        return _ref.embed(ids, tok, pos, out=out)
+    if out is None:
+        out = np.empty(ids.shape + tok.shape[1:], dtype=tok.dtype)
+    n = ids.size
+    if n == 0:
+        return out
+    flat = ids.reshape(-1).astype(np.intp, copy=False)
+    out2 = out.reshape(n, tok.shape[1])
+    _ref._in_parallel(lambda part: _embed_kernel(tok, pos, flat, t, out2, *part),
+                      _row_parts(n, min(_threads(out.nbytes), n)))
+    return out
+
+
+def embed_backward(token_ids, grad_out: np.ndarray, vocab_size: int, context_length: int):
+    """Gradients of `embed` w.r.t. both tables: (grad_token_table, grad_position_table).
+
+    The same sums as the reference's, in the same order: equal bit for bit.
+    """
+    ids, grad_out, t, vocab_size, context_length = validate.backward_args(
+        token_ids, grad_out, vocab_size, context_length)
+    if not COMPILED or not _covered(grad_out):
+        return _ref.embed_backward(ids, grad_out, vocab_size, context_length)
+    d = grad_out.shape[-1]
+    n = ids.size
+    both = np.empty((vocab_size + context_length, d), dtype=grad_out.dtype)
+    gtok, gpos = both[:vocab_size], both[vocab_size:]
+    if n == 0:
+        both.fill(0)
+        return gtok, gpos
+    flat = ids.reshape(-1).astype(np.intp, copy=False)
+    g = grad_out.reshape(n, d)
+    start = np.empty(vocab_size + 1, dtype=np.intp)
+    order = np.empty(n, dtype=np.intp)
+    _counting_sort_kernel(flat, vocab_size, start, order)
+    k = min(_threads(grad_out.nbytes + both.nbytes), vocab_size)
+    # Token rows split so that every thread gets about the same number of rows to write plus
+    # grad_out rows to add (ids may be far from uniform); positions split evenly.
+    cost = start[:vocab_size] + np.arange(vocab_size)
+    cuts = [0] + [int(np.searchsorted(cost, i * (n + vocab_size) // k)) for i in range(1, k)]
+    cuts.append(vocab_size)
+    pcuts = [i * context_length // k for i in range(k + 1)]
+    batch = n // t
+    _ref._in_parallel(
+        lambda i: _backward_kernel(g, start, order, batch, t, gtok, gpos,
+                                   cuts[i], cuts[i + 1], pcuts[i], pcuts[i + 1]),
+        list(range(k)))
+    return gtok, gpos
