@@ -16,9 +16,17 @@ JSON scalar is a tagged object::
 Large argument arrays may be kept by the worker between calls (the grader often passes the same
 table several times): ``{"t": "nd", ..., "keep": k}`` asks the worker to keep a private copy of
 the array under key k, ``{"t": "ndref", "k": k}`` stands for that array again, and the request
-header's ``"forget": [k, ...]`` drops keys first. The worker hands every call a fresh copy, so a
-call that changes its argument in place cannot change what a later call receives. Only the
-grader chooses keys, after comparing the bytes with its own private copy (``ArrayKeeper``).
+header's ``"forget": [k, ...]`` drops keys (after the request is decoded). The worker hands every
+call a fresh copy, so a call that changes its argument in place cannot change what a later call
+receives. Only the grader chooses keys, after comparing the bytes with its own private copy
+(``ArrayKeeper``).
+
+Where the kernel can seal shared memory (``Arena``), a kept array does not cross the pipe at
+all: the grader writes it once into a memfd the worker maps read-only,
+``{"t": "nd", "arena": offset, "dtype": ..., "shape": ..., "keep": k}``. The seal
+(``F_SEAL_FUTURE_WRITE``, with shrink and grow) leaves the grader's own mapping the only
+writable one, so the grader's record of what the worker keeps is the arena itself; the grader
+never reads a value back from it (results always come back through the pipe).
 
 Decoding is strict (whitelisted dtypes, sizes that add up, bounded depth and node count), so
 whatever the worker sends, the grader gets numbers, strings, lists, tuples, dicts and plain
@@ -29,6 +37,8 @@ from __future__ import annotations
 
 import json
 import math
+import mmap
+import os
 import struct
 
 import numpy as np
@@ -39,6 +49,10 @@ MAX_HEADER = 16 * 1024 * 1024
 # dtype kinds that may cross: bool, signed/unsigned ints, floats, complex, fixed-width str/bytes
 ARRAY_KINDS = "biufcUS"
 BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
+ARENA_ALIGN = 64
+# memfd seals (linux/fcntl.h; not every Python names F_SEAL_FUTURE_WRITE)
+_F_ADD_SEALS, _F_SEAL_SEAL, _F_SEAL_SHRINK, _F_SEAL_GROW, _F_SEAL_FUTURE_WRITE = (
+    1033, 0x1, 0x2, 0x4, 0x10)
 
 
 class ProtocolError(Exception):
@@ -69,18 +83,123 @@ def encode(value, blobs: list, *, objects: bool = True, keeper=None) -> object:
     return _enc(value, blobs, 0, objects, keeper)
 
 
+class Arena:
+    """Shared memory for the argument arrays a worker keeps (grader side).
+
+    A memfd of `size` bytes that the grader maps read-write and then seals
+    (``F_SEAL_FUTURE_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL``): after that no one can
+    write it through the fd, map it writable, resize it or lift the seals, so the grader's
+    mapping (made before the seal) is the only writable one. The worker gets the fd and maps it
+    read-only. :meth:`create` returns None where the kernel cannot do this (the pipe is used).
+    """
+
+    def __init__(self, fd: int, size: int, buf: mmap.mmap):
+        self.fd, self.size, self._mm = fd, size, buf
+        self._used: dict[int, tuple[int, int]] = {}   # key -> (offset, nbytes)
+
+    @classmethod
+    def create(cls, size: int) -> "Arena | None":
+        try:
+            fd = os.memfd_create("andrea-grade-args", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+        except (AttributeError, OSError):
+            return None
+        buf = None
+        try:
+            os.ftruncate(fd, size)
+            buf = mmap.mmap(fd, size, flags=mmap.MAP_SHARED,
+                            prot=mmap.PROT_READ | mmap.PROT_WRITE)
+            import fcntl
+
+            fcntl.fcntl(fd, _F_ADD_SEALS, _F_SEAL_FUTURE_WRITE | _F_SEAL_SHRINK | _F_SEAL_GROW
+                        | _F_SEAL_SEAL)
+            if _still_writable(fd, size):
+                raise OSError("the seal is not enforced")
+        except OSError:
+            if buf is not None:
+                buf.close()
+            os.close(fd)
+            return None
+        return cls(fd, size, buf)
+
+    def place(self, key: int, data: "np.ndarray") -> int | None:
+        """Copy C-contiguous `data` into a free region for `key`; its offset, or None if no
+        region is free."""
+        n = data.nbytes
+        start = 0
+        for off, used in sorted(self._used.values()):
+            if off - start >= n:
+                break
+            start = -(-(off + used) // ARENA_ALIGN) * ARENA_ALIGN
+        if start + n > self.size:
+            return None
+        view = np.frombuffer(self._mm, dtype=np.uint8, count=n, offset=start)
+        view[...] = memoryview(data.reshape(-1)).cast("B")
+        self._used[key] = (start, n)
+        return start
+
+    def view(self, key: int, dtype, shape) -> "np.ndarray":
+        """The grader's read-only view of what `key` holds."""
+        off, n = self._used[key]
+        arr = np.frombuffer(self._mm, dtype=np.uint8, count=n, offset=off)
+        arr = arr.view(dtype).reshape(shape)
+        arr.flags.writeable = False
+        return arr
+
+    def free(self, key: int) -> None:
+        self._used.pop(key, None)
+
+    def close(self) -> None:
+        self._used.clear()
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        try:
+            self._mm.close()
+        except BufferError:   # a view is still referenced somewhere: the GC unmaps it
+            pass
+
+
+def _still_writable(fd: int, size: int) -> bool:
+    """Whether a sealed memfd can still be written through the fd or a new shared mapping."""
+    try:
+        os.pwrite(fd, b"\0", 0)
+        return True
+    except OSError:
+        pass
+    try:
+        m = mmap.mmap(fd, size, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+    except OSError:
+        return False
+    m.close()
+    return True
+
+
+def map_arena(fd: int, size: int) -> mmap.mmap:
+    """The worker's read-only mapping of the grader's arena."""
+    return mmap.mmap(fd, size, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
+
+
 class ArrayKeeper:
     """The grader's record of the argument arrays one worker keeps (see the module docstring).
 
     An array is matched by comparing its bytes with the grader's own private copy (never by a
     hash, never by identity), so a key stands for exactly the bytes the worker was sent. At most
     `max_bytes` are kept, least recently used first out; `forget` lists the keys dropped since
-    the last request, for the request header."""
+    the last request, for the request header. A key used by the request being encoded is never
+    dropped for another array of the same request (with an arena its region would be
+    overwritten before the worker reads it): such an array is sent in full instead.
 
-    def __init__(self, min_bytes: int = 1 << 20, max_bytes: int = 96 << 20):
+    With an `arena`, new kept arrays are written there (the private copy is the arena region)
+    instead of being appended to the frame's blobs.
+    """
+
+    def __init__(self, min_bytes: int = 1 << 20, max_bytes: int = 96 << 20,
+                 arena: Arena | None = None):
         self.min_bytes, self.max_bytes = min_bytes, max_bytes
+        self.arena = arena
         self._kept: dict[int, np.ndarray] = {}   # key -> private copy, least recently used first
         self._next = 0
+        self._pinned: set[int] = set()           # keys the request being encoded uses
         self.forget: list[int] = []
 
     def node(self, data: np.ndarray, blobs: list) -> dict | None:
@@ -90,24 +209,61 @@ class ArrayKeeper:
         for key, kept in self._kept.items():
             if _same_bytes(kept, data):
                 self._kept[key] = self._kept.pop(key)   # most recently used
+                self._pinned.add(key)
                 return {"t": "ndref", "k": key}
-        while self._kept and sum(a.nbytes for a in self._kept.values()) + data.nbytes > self.max_bytes:
-            self.forget.append(next(iter(self._kept)))
-            del self._kept[self.forget[-1]]
-        key, self._next = self._next, self._next + 1
+        key = self._next
+        if self.arena is not None:
+            offset = self.arena.place(key, data)
+            while offset is None and self._drop_oldest():
+                offset = self.arena.place(key, data)
+            if offset is None:
+                return None
+            self._next += 1
+            self._kept[key] = self.arena.view(key, data.dtype, data.shape)
+            self._pinned.add(key)
+            return {"t": "nd", "arena": offset, "dtype": data.dtype.str,
+                    "shape": list(data.shape), "keep": key}
+        while sum(a.nbytes for a in self._kept.values()) + data.nbytes > self.max_bytes:
+            if not self._drop_oldest():
+                return None
+        self._next += 1
         self._kept[key] = data.copy()
+        self._pinned.add(key)
         blobs.append(memoryview(data.reshape(-1)).cast("B"))
         return {"t": "nd", "i": len(blobs) - 1, "dtype": data.dtype.str,
                 "shape": list(data.shape), "keep": key}
 
+    def _drop_oldest(self) -> bool:
+        """Drop the least recently used key the current request does not use (False: none)."""
+        for key in self._kept:
+            if key not in self._pinned:
+                del self._kept[key]
+                if self.arena is not None:
+                    self.arena.free(key)
+                self.forget.append(key)
+                return True
+        return False
+
     def reset(self) -> None:
         """Forget everything (a request that was encoded but never sent)."""
         self.forget.extend(self._kept)
+        if self.arena is not None:
+            for key in self._kept:
+                self.arena.free(key)
         self._kept.clear()
+        self._pinned.clear()
 
     def take_forget(self) -> list[int]:
+        """The keys to drop, for the header of the request just encoded (which ends it)."""
         out, self.forget = self.forget, []
+        self._pinned.clear()
         return out
+
+    def close(self) -> None:
+        self._kept.clear()
+        if self.arena is not None:
+            self.arena.close()
+            self.arena = None
 
 
 def _same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
@@ -182,9 +338,11 @@ def _enc(v, blobs, depth, objects=True, keeper=None):
 
 class _Decoder:
     def __init__(self, blobs: list, max_nodes: int = MAX_NODES, untrusted: bool = False,
-                 kept: dict | None = None):
+                 kept: dict | None = None, arena=None, pristine: dict | None = None):
         self.blobs = blobs
         self.kept = kept
+        self.arena = arena
+        self.pristine = pristine
         self.nodes = 0
         self.max_nodes = max_nodes
         self.untrusted = untrusted
@@ -207,6 +365,25 @@ class _Decoder:
         if type(i) is not int or not 0 <= i < len(self.blobs):
             raise ProtocolError("bad blob reference")
         return self.blobs[i]
+
+    def _fresh(self, private: np.ndarray) -> np.ndarray:
+        """A fresh, writable copy of a kept array for one call (remembered with its source)."""
+        arr = private.copy()
+        if self.pristine is not None:
+            self.pristine[id(arr)] = private
+        return arr
+
+    def _from_arena(self, d, dt, shape):
+        key, offset = d.get("keep"), d.get("arena")
+        if self.arena is None or self.kept is None or type(key) is not int:
+            raise ProtocolError("bad arena reference")
+        n = math.prod(shape) * dt.itemsize
+        if type(offset) is not int or offset < 0 or n < 1 or offset + n > len(self.arena):
+            raise ProtocolError("bad arena reference")
+        private = np.frombuffer(self.arena, dtype=dt, count=n // dt.itemsize,
+                                offset=offset).reshape(shape)   # read-only: mapped so
+        self.kept[key] = private
+        return self._fresh(private)
 
     def _tagged(self, d, depth):
         tag = d.get("t")
@@ -237,6 +414,8 @@ class _Decoder:
             if (not isinstance(shape, list) or len(shape) > 32
                     or not all(type(n) is int and n >= 0 for n in shape)):
                 raise ProtocolError("bad array shape")
+            if "arena" in d:
+                return self._from_arena(d, dt, shape)
             data = self._blob(d.get("i"))
             if math.prod(shape) * dt.itemsize != len(data):
                 raise ProtocolError("array bytes do not match its shape and dtype")
@@ -252,12 +431,14 @@ class _Decoder:
                 private = arr.copy()
                 private.flags.writeable = False
                 self.kept[key] = private
+                if self.pristine is not None:
+                    self.pristine[id(arr)] = private
             return arr
         if tag == "ndref":
             key = d.get("k")
             if self.kept is None or type(key) is not int or key not in self.kept:
                 raise ProtocolError("unknown array key")
-            return self.kept[key].copy()   # a fresh, writable copy for every call
+            return self._fresh(self.kept[key])
         if tag == "ndobj":
             if self.untrusted:  # a grader never needs the worker's object arrays
                 raise ProtocolError("arrays of dtype object may not cross")
@@ -293,12 +474,18 @@ class _Decoder:
         raise ProtocolError(f"unknown tag {str(tag)[:20]!r}")
 
 
-def decode(tree, blobs: list, *, untrusted: bool = False, kept: dict | None = None):
+def decode(tree, blobs: list, *, untrusted: bool = False, kept: dict | None = None,
+           arena=None, pristine: dict | None = None):
     """The value of an encoded tree. `untrusted` (the grader reading a worker's reply):
-    object arrays and array keys are refused too. `kept` (worker side): the arrays kept between
-    calls, by key. Every new array's size is its blob's size (itemsize >= 1), so nothing decoded
-    is larger than the frame that carried it plus the kept arrays."""
-    return _Decoder(blobs, untrusted=untrusted, kept=None if untrusted else kept)(tree)
+    object arrays, array keys and arena references are refused too. Worker side: `kept`, the
+    arrays kept between calls, by key; `arena`, its read-only mapping of the grader's arena;
+    `pristine`, if given, maps id() of each fresh copy of a kept array to the kept array (the
+    worker compares them after the call). Every new array's size is its blob's size (itemsize
+    >= 1) or a region of the arena, so nothing decoded is larger than the frame that carried it
+    plus the kept arrays."""
+    if untrusted:
+        kept = arena = None
+    return _Decoder(blobs, untrusted=untrusted, kept=kept, arena=arena, pristine=pristine)(tree)
 
 
 def make_generator(state) -> np.random.Generator:

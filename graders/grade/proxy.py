@@ -153,6 +153,12 @@ _SIGNALS = {signal.SIGSEGV: M.SIGNAL_SEGV, signal.SIGABRT: M.SIGNAL_ABRT,
             signal.SIGILL: M.SIGNAL_ILL, signal.SIGKILL: M.SIGNAL_KILL}
 
 
+#: Bytes of argument arrays a worker keeps between calls (in its arena, if any).
+ARENA_BYTES = 96 << 20
+#: Whether kept arrays go through a sealed shared-memory arena (where the kernel seals memfds).
+USE_ARENA = True
+
+
 def _grow_pipe(fd: int, size: int = 1 << 20) -> None:
     """Larger pipe buffers: far fewer wake-ups when arrays of many MiB cross."""
     try:
@@ -179,6 +185,11 @@ class _Reply:
         return self.body is not None and self.got == len(self.body)
 
 
+#: Bytes read at once while a reply's length is not known yet (a small reply in one read).
+FIRST_READ = 1 << 16
+_IOV_MAX = 512
+
+
 class Worker:
     """One worker process and its pipes (requests, replies, output; bwrap's info)."""
 
@@ -187,7 +198,13 @@ class Worker:
         self.limits = limits
         self.output = output
         self.alive = False
-        self.keeper = P.ArrayKeeper()   # the argument arrays this worker keeps between calls
+        self._sel: selectors.BaseSelector | None = None
+        self._pending = b""   # reply bytes read after the last frame
+        # the argument arrays this worker keeps between calls, in sealed shared memory where
+        # the kernel allows it (else they cross the pipe once)
+        arena = P.Arena.create(ARENA_BYTES) if USE_ARENA else None
+        self.keeper = P.ArrayKeeper(max_bytes=ARENA_BYTES, arena=arena)
+        arena_fd = arena.fd if arena is not None else -1
         req_r, self.req_w = os.pipe()
         self.resp_r, resp_w = os.pipe()
         self.out_r, out_w = os.pipe()
@@ -199,17 +216,23 @@ class Worker:
             self.launch: LaunchPlan = plan(scratch, limits, mode, functions,
                                            info_fd=info_w if info_w >= 0 else None)
             argv = self.launch.argv + ["--req-fd", str(req_r), "--resp-fd", str(resp_w)]
+            if arena is not None:
+                argv += ["--arena-fd", str(arena_fd), "--arena-size", str(arena.size)]
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
-                pass_fds=tuple(fd for fd in (req_r, resp_w, info_w) if fd >= 0),
+                pass_fds=tuple(fd for fd in (req_r, resp_w, info_w, arena_fd) if fd >= 0),
                 cwd=self.launch.cwd, env=self.launch.env, start_new_session=True,
                 preexec_fn=self.launch.preexec, close_fds=True)
         except OSError as exc:
             self._close_fds(self.req_w, self.resp_r, self.out_r, self.info_r)
+            self.keeper.close()
             raise SandboxError("the grader could not start a worker "
                                f"({exc.strerror or type(exc).__name__})") from None
         finally:
             self._close_fds(*child_ends)
+            if arena is not None and arena.fd >= 0:   # the worker has its own; the grader
+                self._close_fds(arena.fd)              # keeps only its mapping
+                arena.fd = -1
         me = sandbox_proc(self.proc.pid)
         self.launch.start_tick = me.start if me is not None else 1
         for fd in (self.req_w, self.resp_r, self.out_r):
@@ -227,14 +250,21 @@ class Worker:
 
     # ------------------------------------------------------------------ exchange
     def exchange(self, frame: list | None, timeout: float, what: str):
-        """Send `frame` (buffers from protocol.pack, if any) and wait for one reply frame."""
+        """Send `frame` (buffers from protocol.pack, if any) and wait for one reply frame.
+
+        The request is written with as few system calls as the pipe allows (one ``writev`` for
+        a small one, before waiting at all), and a small reply is read in one ``read``, so a
+        round trip wakes each side once."""
         deadline = time.monotonic() + timeout
         parts = [memoryview(p).cast("B") for p in (frame or []) if len(p)]
         reply = _Reply(self.limits.max_message_mb * 1024 * 1024)
-        sel = selectors.DefaultSelector()
-        sel.register(self.resp_r, selectors.EVENT_READ, "resp")
-        sel.register(self.out_r, selectors.EVENT_READ, "out")
         if parts:
+            self._send_some(parts)
+        if self._pending and self._take_pending(reply, what):
+            return self._unpack(reply, what)
+        sel = self._selector()
+        writing = bool(parts)
+        if writing:
             sel.register(self.req_w, selectors.EVENT_WRITE, "req")
         try:
             while True:
@@ -243,50 +273,56 @@ class Worker:
                     self._timed_out(timeout, what)
                 for key, _ in sel.select(min(left, 0.5)):
                     if key.data == "req":
-                        self._send_some(sel, parts)
+                        self._send_some(parts)
+                        if not parts:
+                            sel.unregister(self.req_w)
+                            writing = False
                     elif key.data == "out":
                         self._drain_output(sel, what)
                     elif self._receive_some(reply, what):
                         return self._unpack(reply, what)
         finally:
-            sel.close()
+            if writing and self._sel is not None:
+                sel.unregister(self.req_w)
+
+    def _selector(self) -> selectors.BaseSelector:
+        """This worker's selector (made once): its reply and output pipes."""
+        if self._sel is None:
+            self._sel = selectors.DefaultSelector()
+            self._sel.register(self.resp_r, selectors.EVENT_READ, "resp")
+            self._sel.register(self.out_r, selectors.EVENT_READ, "out")
+        return self._sel
 
     def _timed_out(self, timeout: float, what: str):
         self.kill()
         raise CallTimeout.said(M.FAULT_TIMEOUT, what=what, seconds=f"{timeout:g}")
 
-    def _send_some(self, sel, parts: list) -> None:
-        """Write what the request pipe takes now; stop writing once all is sent or refused."""
+    def _send_some(self, parts: list) -> None:
+        """Write what the request pipe takes now (one writev); `parts` keeps what is left, and
+        is emptied once all is sent or the pipe is refused."""
         try:
-            n = os.write(self.req_w, parts[0][:1 << 22])
+            n = os.writev(self.req_w, parts[:_IOV_MAX])
         except BlockingIOError:
             return
         except BrokenPipeError:  # the worker died: its reply pipe will say how
-            sel.unregister(self.req_w)
             parts.clear()
             return
-        parts[0] = parts[0][n:]
-        if not len(parts[0]):
-            parts.pop(0)
-        if not parts:
-            sel.unregister(self.req_w)
+        while n and parts:
+            if n >= len(parts[0]):
+                n -= len(parts.pop(0))
+            else:
+                parts[0] = parts[0][n:]
+                n = 0
 
     def _receive_some(self, reply: _Reply, what: str) -> bool:
         """Read what the reply pipe holds now; True once the whole frame has arrived."""
         try:
             if reply.body is None:
-                chunk = os.read(self.resp_r, reply.want())
+                chunk = os.read(self.resp_r, FIRST_READ)
                 if not chunk:
                     self._died(what)
-                reply.head += chunk
-                if len(reply.head) == 8:
-                    n = P.frame_length(reply.head)
-                    if n > reply.limit:
-                        self.kill()
-                        raise ResourceExhausted.said(M.FAULT_REPLY_TOO_LARGE, what=what,
-                                                     mib=reply.limit >> 20)
-                    reply.body = bytearray(n)
-            elif reply.want():
+                return self._take(reply, chunk, what)
+            if reply.want():
                 n = os.readv(self.resp_r, [memoryview(reply.body)[reply.got:]])
                 if not n:
                     self._died(what)
@@ -294,6 +330,32 @@ class Worker:
         except BlockingIOError:
             return False
         return reply.complete()
+
+    def _take(self, reply: _Reply, chunk: bytes, what: str) -> bool:
+        """Add bytes read before the body was allocated; bytes after the frame are kept for
+        the next exchange (a worker writes only replies, and only when asked; whatever it
+        sends early is read as the next reply)."""
+        need = 8 - len(reply.head)
+        reply.head += chunk[:need]
+        rest = chunk[need:]
+        if len(reply.head) < 8:
+            return False
+        n = P.frame_length(reply.head)
+        if n > reply.limit:
+            self.kill()
+            raise ResourceExhausted.said(M.FAULT_REPLY_TOO_LARGE, what=what,
+                                         mib=reply.limit >> 20)
+        reply.body = bytearray(n)
+        k = min(n, len(rest))
+        reply.body[:k] = rest[:k]
+        reply.got = k
+        if k < len(rest):
+            self._pending = bytes(rest[k:]) + self._pending
+        return reply.complete()
+
+    def _take_pending(self, reply: _Reply, what: str) -> bool:
+        pending, self._pending = self._pending, b""
+        return self._take(reply, pending, what)
 
     def _unpack(self, reply: _Reply, what: str):
         try:
@@ -361,8 +423,12 @@ class Worker:
         try:
             kill_leftovers(self.proc, self.launch)
         finally:
+            if self._sel is not None:
+                self._sel.close()
+                self._sel = None
             self._close_fds(self.req_w, self.resp_r, self.out_r, self.info_r)
             self.req_w = self.resp_r = self.out_r = self.info_r = -1
+            self.keeper.close()
 
     def close(self) -> None:
         """Ask politely (end of requests), then kill whatever is left."""

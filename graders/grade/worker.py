@@ -16,7 +16,8 @@ Then every ``{"op": "call", "fn": name, "args": [...], "kwargs": [[k, v], ...]}`
     {"fault": "forbidden" | "memory" | "crash" | "result", "msg": "..."}
 
 Large argument arrays the grader marks ``keep`` are kept (read-only, private) between calls and
-later stand for ``ndref`` keys; every call gets its own fresh copy (protocol.py).
+later stand for ``ndref`` keys; every call gets its own fresh copy (protocol.py). With
+``--arena-fd`` they are read from the grader's sealed shared memory, mapped read-only here.
 """
 
 from __future__ import annotations
@@ -98,6 +99,8 @@ def _parse(argv):
     ap.add_argument("--forbid", required=True, help="comma-separated packages it may not import")
     ap.add_argument("--drop-uid", type=int, default=None)
     ap.add_argument("--kernel", action="store_true", help="the submission is CUDA source")
+    ap.add_argument("--arena-fd", type=int, default=None, help="the grader's sealed arena")
+    ap.add_argument("--arena-size", type=int, default=0)
     return ap.parse_args(argv)
 
 
@@ -142,15 +145,21 @@ class _Channel:
 
     def __init__(self, P, req_fd: int, resp_fd: int):
         self.P = P
-        self.req = os.fdopen(req_fd, "rb", buffering=0)
+        # buffered: a small request is one read (its length and body together)
+        self.req = os.fdopen(req_fd, "rb", buffering=1 << 16)
         self.resp_fd = resp_fd
 
     def send(self, header: dict, blobs=()) -> None:
-        for part in self.P.pack(header, list(blobs)):
-            data = memoryview(part).cast("B")
-            while data:
-                n = os.write(self.resp_fd, data)
-                data = data[n:]
+        """One frame, written with one writev where the pipe takes it all."""
+        parts = [memoryview(p).cast("B") for p in self.P.pack(header, list(blobs)) if len(p)]
+        while parts:
+            n = os.writev(self.resp_fd, parts[:512])
+            while n and parts:
+                if n >= len(parts[0]):
+                    n -= len(parts.pop(0))
+                else:
+                    parts[0] = parts[0][n:]
+                    n = 0
 
     def recv(self):
         head = _read_into(self.req, bytearray(8))
@@ -199,6 +208,7 @@ def main(argv=None) -> int:
     chan = _Channel(_load_protocol(args.runtime), args.req_fd, args.resp_fd)
     import numpy as np  # noqa: F401 - imported before the submission can patch anything
 
+    arena = _map_arena(chan.P, args)
     module = _import_submission(args, refuse, chan.send)
     if isinstance(module, int):
         return module
@@ -211,7 +221,17 @@ def main(argv=None) -> int:
             return 0
         header, blobs = msg
         if header.get("op") == "call":
-            _serve_call(chan.P, module, header, blobs, chan.send, refuse, kept)
+            _serve_call(chan.P, module, header, blobs, chan.send, refuse, kept, arena)
+
+
+def _map_arena(P, args):
+    """The grader's arena, mapped read-only (None without one); its fd is closed after."""
+    if args.arena_fd is None:
+        return None
+    try:
+        return P.map_arena(args.arena_fd, args.arena_size)
+    finally:
+        os.close(args.arena_fd)
 
 
 def _has(module, name) -> bool:
@@ -221,20 +241,25 @@ def _has(module, name) -> bool:
         return False
 
 
-def _serve_call(P, module, header, blobs, send, refuse, kept=None) -> None:
+def _serve_call(P, module, header, blobs, send, refuse, kept=None, arena=None) -> None:
     import numpy as np
 
     fn_name = header.get("fn")
     kept = {} if kept is None else kept
+    pristine: dict = {}   # id of a kept array's fresh copy -> the kept array
     try:
-        args = P.decode(header.get("args"), blobs, kept=kept)
-        kwargs = dict(P.decode(header.get("kwargs"), blobs, kept=kept))
+        args = P.decode(header.get("args"), blobs, kept=kept, arena=arena, pristine=pristine)
+        kwargs = dict(P.decode(header.get("kwargs"), blobs, kept=kept, arena=arena,
+                               pristine=pristine))
         for key in header.get("forget") or []:   # after decoding: this request may still use it
             kept.pop(key, None)
     except Exception as exc:  # noqa: BLE001
         send({"fault": "protocol", "msg": f"bad request: {exc}"})
         return
-    before = {key: _snapshot(np, a) for key, a in list(enumerate(args)) + list(kwargs.items())}
+    # A kept array's copy is compared with the kept array itself after the call (no snapshot
+    # needed); everything else with a snapshot taken now.
+    before = {key: ("kept", pristine[id(a)]) if type(a) is np.ndarray and id(a) in pristine
+              else _snapshot(np, a) for key, a in list(enumerate(args)) + list(kwargs.items())}
     seen = len(refuse.attempts)
     try:
         fn = getattr(module, fn_name)
@@ -265,7 +290,7 @@ def _serve_call(P, module, header, blobs, send, refuse, kept=None) -> None:
         for key, a in list(enumerate(args)) + list(kwargs.items()):
             if isinstance(a, np.random.Generator):
                 rngs.append([key, P.encode(a.bit_generator.state, out_blobs)])
-            elif _snapshot(np, a) != before[key]:
+            elif _changed(np, a, before[key]):
                 mutated.append(key)
     except MemoryError:
         send({"fault": "memory", "event": "memory_result",
@@ -275,6 +300,23 @@ def _serve_call(P, module, header, blobs, send, refuse, kept=None) -> None:
         send({"fault": "result", "msg": f"{fn_name}() returned {_safe_str(exc)}"})
         return
     send({"ok": value, "mutated": mutated, "rngs": rngs}, out_blobs)
+
+
+def _changed(np, value, before) -> bool:
+    """Whether a call changed its argument `value` (`before`: its snapshot, or ("kept", the
+    kept array it is a fresh copy of))."""
+    if before[0] != "kept":
+        return _snapshot(np, value) != before
+    private = before[1]
+    if (type(value) is not np.ndarray or value.dtype.str != private.dtype.str
+            or value.shape != private.shape):
+        return True
+    size = value.dtype.itemsize
+    as_int = f"u{size}" if size in (1, 2, 4, 8) else "u1"
+    # ndarray methods and operators only (a submission may patch numpy's module functions)
+    x = value.reshape(-1).view(as_int)
+    y = private.reshape(-1).view(as_int)
+    return not bool((x == y).all())
 
 
 def _snapshot(np, value, depth: int = 0):

@@ -1,5 +1,8 @@
 """Large argument arrays the worker keeps between calls (protocol.ArrayKeeper): the same bytes are
 sent once, every call still gets a fresh copy, and a change on either side is never carried over."""
+import mmap
+import os
+
 import numpy as np
 import pytest
 
@@ -12,16 +15,25 @@ from tests.helpers import fast_limits
 from .conftest import SANDBOX
 
 
-def _roundtrip(keeper, kept, value):
-    """Encode on the grader's side, decode on the worker's, as the two ends do."""
+def _roundtrip(keeper, kept, value, arena=None):
+    """Encode on the grader's side, decode on the worker's, as the two ends do (`arena`: the
+    worker's read-only mapping of the keeper's arena)."""
     blobs: list = []
     tree = P.encode(value, blobs, keeper=keeper)
     header = {"args": tree, "forget": keeper.take_forget()}
     head, views = P.unpack(b"".join(bytes(p) for p in P.pack(header, blobs))[8:])
-    out = P.decode(head["args"], views, kept=kept)
+    out = P.decode(head["args"], views, kept=kept, arena=arena)
     for key in head["forget"]:
         kept.pop(key, None)
     return out, sum(len(v) for v in views)
+
+
+def _arena(size):
+    arena = P.Arena.create(size)
+    if arena is None:
+        pytest.skip("this kernel cannot seal a memfd (F_SEAL_FUTURE_WRITE): kept arrays use "
+                    "the pipe")
+    return arena, P.map_arena(arena.fd, arena.size)
 
 
 def test_same_bytes_are_sent_once_and_each_call_gets_a_fresh_copy():
@@ -41,16 +53,64 @@ def test_same_bytes_are_sent_once_and_each_call_gets_a_fresh_copy():
     assert sent4 >= a.nbytes and fourth[0][3, 3] == 7          # new bytes are sent again
 
 
-def test_kept_bytes_are_bounded_and_both_ends_agree():
-    keeper, kept = P.ArrayKeeper(min_bytes=512, max_bytes=3 * 8192), {}
+@pytest.mark.parametrize("shared", [False, True], ids=["pipe", "arena"])
+def test_kept_bytes_are_bounded_and_both_ends_agree(shared):
+    arena, mapping = _arena(3 * 8192) if shared else (None, None)
+    keeper, kept = P.ArrayKeeper(min_bytes=512, max_bytes=3 * 8192, arena=arena), {}
     rng = np.random.default_rng(0)
-    pool = [rng.standard_normal(1024) for _ in range(6)] + [np.zeros((32, 32), np.int64)]
-    for _ in range(200):
+    pool = ([rng.standard_normal(1024) for _ in range(6)] + [np.zeros((32, 32), np.int64)]
+            + [rng.standard_normal(1000).astype(np.float32)])    # 4000 bytes: regions of
+    for _ in range(200):                                          # unequal sizes, gaps
         args = [pool[i] for i in rng.integers(0, len(pool), size=rng.integers(1, 4))]
-        out, _ = _roundtrip(keeper, kept, args)
-        assert all(np.array_equal(x, y) for x, y in zip(out, args))
+        out, _ = _roundtrip(keeper, kept, args, mapping)
+        assert all(np.array_equal(x, y) and x.flags.writeable for x, y in zip(out, args))
         assert sum(v.nbytes for v in kept.values()) <= keeper.max_bytes
         assert set(kept) == set(keeper._kept)
+    keeper.close()
+
+
+def test_an_array_of_the_request_is_never_dropped_for_another_of_the_same_request():
+    """With an arena, dropping a key the request uses would hand its region to the next array
+    before the worker reads it: the second array is sent in full instead."""
+    arena, mapping = _arena(4096)
+    keeper, kept = P.ArrayKeeper(min_bytes=512, max_bytes=4096, arena=arena), {}
+    a, b = np.arange(384.0), -np.arange(384.0)                      # 3072 bytes each
+    _roundtrip(keeper, kept, [a], mapping)
+    (got_a, got_b), sent = _roundtrip(keeper, kept, [a, b], mapping)
+    assert np.array_equal(got_a, a) and np.array_equal(got_b, b)
+    assert sent >= b.nbytes and list(keeper._kept) == [0]         # a by key, b in the frame
+    (got_b,), _ = _roundtrip(keeper, kept, [b], mapping)            # now a may go
+    assert np.array_equal(got_b, b) and list(keeper._kept) == [1] and set(kept) == {1}
+    keeper.close()
+
+
+def test_the_arena_is_sealed_against_every_writer_but_the_grader():
+    arena, mapping = _arena(1 << 16)
+    fd = arena.fd
+    with pytest.raises(PermissionError):
+        os.pwrite(fd, b"x", 0)
+    with pytest.raises(PermissionError):
+        mmap.mmap(fd, 1 << 16, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+    with pytest.raises(PermissionError):
+        os.ftruncate(fd, 0)
+    view = np.frombuffer(mapping, dtype=np.uint8)
+    assert not view.flags.writeable
+    with pytest.raises((ValueError, TypeError)):
+        view.flags.writeable = True
+    keeper = P.ArrayKeeper(min_bytes=8, max_bytes=1 << 16, arena=arena)
+    blobs: list = []
+    node = P.encode(np.arange(100.0), blobs, keeper=keeper)
+    assert "arena" in node and not blobs                           # not in the frame
+    assert np.array_equal(np.frombuffer(mapping, np.float64, 100, node["arena"]), np.arange(100.0))
+    for bad in ({"t": "nd", "arena": node["arena"], "dtype": "<f8", "shape": [100], "keep": 9},
+                {"t": "nd", "arena": 1 << 16, "dtype": "<f8", "shape": [1], "keep": 9}):
+        with pytest.raises(P.ProtocolError):                       # a worker's reply
+            P.decode(bad, [], untrusted=True, kept={}, arena=mapping)
+    with pytest.raises(P.ProtocolError, match="bad arena"):         # past the end
+        P.decode({"t": "nd", "arena": (1 << 16) - 8, "dtype": "<f8", "shape": [2], "keep": 9},
+                 [], kept={}, arena=mapping)
+    del view
+    keeper.close()
 
 
 def test_unknown_or_untrusted_keys_are_protocol_errors():
@@ -119,3 +179,89 @@ def test_checks_copy_arguments_unless_every_call_already_gets_copies():
     with pytest.raises(ConformanceError, match="changed its input"):   # the wrapper copies
         runner._Recorder(module).lookup(a, [0])
     assert a.tolist() == [0, 1, 2, 3, 4]
+
+
+ARENA_WRITER = b'''
+import ctypes, mmap, os
+import numpy as np
+
+def _region():
+    with open("/proc/self/maps") as f:
+        for line in f:
+            if "andrea-grade-args" in line:
+                lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+                return lo, hi
+    return None
+
+def attack(a):
+    """Every way to write the grader's arena from here; returns what worked."""
+    region = _region()
+    if region is None:
+        return ["no arena"]
+    lo, hi = region
+    worked = []
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    if libc.mprotect(ctypes.c_void_p(lo), hi - lo, 3) == 0:
+        worked.append("mprotect")
+    try:
+        with open("/proc/self/mem", "r+b", buffering=0) as f:
+            f.seek(lo)
+            f.write(b"\\x7f" * 64)
+        worked.append("/proc/self/mem")
+    except OSError:
+        pass
+    for name in os.listdir("/proc/self/map_files"):
+        if not name.startswith(f"{lo:x}-"):
+            continue
+        try:
+            fd = os.open(f"/proc/self/map_files/{name}", os.O_RDWR)
+        except OSError:
+            continue
+        for how, act in (("pwrite", lambda: os.pwrite(fd, b"\\x7f" * 64, 0)),
+                         ("ftruncate", lambda: os.ftruncate(fd, 0)),
+                         ("mmap", lambda: mmap.mmap(fd, 4096, flags=mmap.MAP_SHARED,
+                                                    prot=mmap.PROT_READ | mmap.PROT_WRITE))):
+            try:
+                act()
+                worked.append(how)
+            except OSError:
+                pass
+    return worked
+
+def total(a):
+    return float(np.asarray(a, dtype=np.float64).sum())
+'''
+
+
+def test_a_submission_cannot_write_the_arena_nor_change_what_later_calls_get():
+    sc = prepare({"m.py": ARENA_WRITER}, "m.py")
+    p = px.SubmissionProxy(sc, fast_limits(), choose_mode(SANDBOX)[0], ["attack", "total"])
+    try:
+        assert p.start().ok
+        a = np.ones(300_000)                        # 2.4 MB: kept, in the arena
+        worked = p.attack(a)
+        if p._worker.keeper.arena is None:
+            pytest.skip("no arena on this kernel (kept arrays use the pipe)")
+        assert worked == []                         # each attempt refused by the kernel
+        assert p.total(a) == 300_000.0              # by key: the bytes are still the grader's
+        assert len(p._worker.keeper._kept) == 1
+    finally:
+        p.close()
+        sc.cleanup()
+
+
+def test_without_an_arena_kept_arrays_cross_the_pipe_once(monkeypatch):
+    monkeypatch.setattr(px, "USE_ARENA", False)
+    sc = prepare({"m.py": SOURCE}, "m.py")
+    p = px.SubmissionProxy(sc, fast_limits(), choose_mode(SANDBOX)[0], ["mutate", "total"])
+    try:
+        assert p.start().ok
+        assert p._worker.keeper.arena is None
+        a = np.zeros(400_000)
+        with pytest.raises(ConformanceError, match=r"mutate\(\) changed its input in place"):
+            p.mutate(a)
+        assert p.total(a) == 0.0 and len(p._worker.keeper._kept) == 1
+    finally:
+        p.close()
+        sc.cleanup()
