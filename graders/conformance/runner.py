@@ -224,6 +224,7 @@ class _Recorder:
     def __init__(self, impl, observed: list | None = None, strict: bool = True):
         self._impl = impl
         self.last: tuple[str, tuple, dict] | None = None
+        self.last_of: dict[str, tuple[str, tuple, dict]] = {}   # the last call of each function
         # A call that changed its arguments: raised in the purity check (`strict`), otherwise
         # kept in `observed` for it, and the calling check goes on with the returned value.
         self.observed = observed if observed is not None else []
@@ -238,8 +239,8 @@ class _Recorder:
         copies = getattr(type(self._impl), "passes_copies", False) is not True
 
         def call(*args, **kwargs):
-            self.last = (name, tuple(_snapshot(a) for a in args),
-                         {k: _snapshot(v) for k, v in kwargs.items()})
+            self.last = self.last_of[name] = (name, tuple(_snapshot(a) for a in args),
+                                              {k: _snapshot(v) for k, v in kwargs.items()})
             given = (tuple(_private(a) for a in args),
                      {k: _private(v) for k, v in kwargs.items()}) if copies else (args, kwargs)
             try:
@@ -312,10 +313,18 @@ def _literal(value) -> str:
     return repr(value)
 
 
-def reproducer(target: str, recorder: _Recorder, spec: Spec, check: Check) -> str | None:
-    if recorder.last is None:
+def reproducer(target: str, recorder: _Recorder, spec: Spec, check: Check,
+               example: str | None = None) -> str | None:
+    """A snippet that makes the failing call again: the last call of the function the failure
+    names (`example`, the call shown to the reader), else the check's last call (a check may
+    ask other functions after the one that failed, e.g. the cosine check the norm)."""
+    last = recorder.last
+    named = example.split("(", 1)[0] if example and "(" in example else None
+    if named in recorder.last_of:
+        last = recorder.last_of[named]
+    if last is None:
         return None
-    fn, args, kwargs = recorder.last
+    fn, args, kwargs = last
     parts = [_literal(a) for a in args] + [f"{k}={_literal(v)}" for k, v in kwargs.items()]
     lines = ["import numpy as np",
              "from graders.conformance.runner import load_impl"]
@@ -393,7 +402,7 @@ def run_check(check: Check, impl, spec: Spec, *, target: str = "impl",
     except Exception as exc:  # noqa: BLE001 - sorted into the causes below
         _classify(result, exc, recorder)
         if result.status == FAILED:
-            result.reproducer = reproducer(target, recorder, spec, check)
+            result.reproducer = reproducer(target, recorder, spec, check, result.example)
     finally:
         result.duration_s = time.perf_counter() - start
     return result

@@ -136,3 +136,11 @@ def test_a_raise_on_some_inputs_is_not_a_mutation(andrea_spec, tmp_path):
     r = run_checks(load_impl(stub), andrea_spec, profile="dev", select=["EMB-PURE-01"])[0]
     assert (r.status, r.cause) == (Status.FAILED, Cause.RAISED)
     assert r.example.startswith("embed(token_ids=")
+
+
+def test_the_reproducer_makes_the_failing_call(verdicts):
+    """The cosine check asks the implementation's own dot and norm after the cosine failed; the
+    snippet must still call cosine_similarity, the call the failure shows."""
+    r = next(r for r in verdicts("cosine_distance") if r.check_id == "dot_is_norms_times_cosine")
+    assert r.example.startswith("cosine_similarity(")
+    assert "print(impl.cosine_similarity(" in r.reproducer, r.reproducer
