@@ -197,6 +197,7 @@ class Worker:
                  output: OutputBuffer):
         self.limits = limits
         self.output = output
+        self.output_at_start = output.total   # the flood limit is per call (and for the import)
         self.alive = False
         self._sel: selectors.BaseSelector | None = None
         self._pending = b""   # reply bytes read after the last frame
@@ -256,6 +257,8 @@ class Worker:
         a small one, before waiting at all), and a small reply is read in one ``read``, so a
         round trip wakes each side once."""
         deadline = time.monotonic() + timeout
+        if frame:
+            self.output_at_start = self.output.total
         parts = [memoryview(p).cast("B") for p in (frame or []) if len(p)]
         reply = _Reply(self.limits.max_message_mb * 1024 * 1024)
         if parts:
@@ -378,7 +381,7 @@ class Worker:
 
     def _add_output(self, chunk: bytes, what: str) -> None:
         self.output.add(chunk)
-        if self.output.total > self.limits.max_output_bytes:
+        if self.output.total - self.output_at_start > self.limits.max_output_bytes:
             self.kill()
             raise OutputFlood.said(M.FAULT_OUTPUT, what=what, limit=self.limits.max_output_bytes)
 
@@ -402,7 +405,7 @@ class Worker:
         try:
             while True:
                 chunk = os.read(self.out_r, 1 << 16)
-                if not chunk or self.output.total > self.limits.max_output_bytes:
+                if not chunk or self.output.total - self.output_at_start > self.limits.max_output_bytes:
                     break
                 self.output.add(chunk)
         except (BlockingIOError, OSError):

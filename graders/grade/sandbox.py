@@ -94,7 +94,7 @@ class Limits:
     max_file_mb: int = 16            # largest file the worker may write
     max_disk_mb: int = 64            # everything the worker writes (home, /tmp, /dev/shm)
     max_open_files: int = 64
-    max_output_bytes: int = 1 << 20  # printing more than this is an output flood
+    max_output_bytes: int = 1 << 20  # printing more than this in one call (or while importing) is an output flood
     keep_output_bytes: int = 4096    # how much of the submission's output the report shows
     max_message_mb: int = 384        # largest reply accepted from the worker
     max_timeouts_per_function: int = 3  # after this many timeouts a function is not called again

@@ -57,3 +57,18 @@ def test_a_buggy_submission_loses_exactly_its_check_in_every_language(spec, tmp_
         if lang != "en":                                   # the clause statement, translated
             statement = next(c for c in spec.clauses if c.id == "VEC-NORM-01").statement
             assert statement not in test["output"]
+
+
+def test_debug_prints_in_every_call_are_no_output_flood(spec):
+    """The output limit is per call (and for the import): a correct submission that prints a
+    few KiB in every call, far more than the limit over the whole run, keeps its marks; the
+    first KiB of what it printed is shown, for information."""
+    from tests.helpers import fast_limits
+
+    path = next(p for p in correct_files() if p.stem == "debug_prints")
+    limits = fast_limits(max_output_bytes=64 << 10)
+    rep = grade_path(path, spec, select=["lookup_selects_row", "lookup_shape_and_dtype",
+                                         "dot_product", "vector_norm"], limits=limits)
+    assert [c["status"] for c in rep["checks"]] == ["passed"] * 4, [
+        (c["id"], c["message"]) for c in rep["checks"] if c["problem"]]
+    assert rep["restarts"] == 0 and "DEBUG" in rep["submission_output"]
