@@ -314,6 +314,11 @@ def assert_raises(expected: type[BaseException], fn: Callable, *args: Any, call:
                  also=" and a ".join(also))
         return exc
     except Exception as exc:  # noqa: BLE001 - a wrong exception type is the finding
+        if type(exc).__name__ == expected.__name__:     # a class of its own, named like it
+            fail("{function}() raised its own class named {got} ({error!r}), which is not the "
+                 "built-in {want}: raise {want} itself or a subclass of it", call, hint,
+                 cause="wrong_exception", function=_function(call, fn), got=type(exc).__name__,
+                 error=str(exc)[:120], want=expected.__name__)
         fail("{function}() raised {got}({error!r}), but should raise {want}", call, hint,
              cause="wrong_exception", function=_function(call, fn), got=type(exc).__name__,
              error=str(exc)[:120], want=expected.__name__)

@@ -152,20 +152,26 @@ class _Channel:
     def send(self, header: dict, blobs=()) -> None:
         """One frame, written with one writev where the pipe takes it all."""
         parts = [memoryview(p).cast("B") for p in self.P.pack(header, list(blobs)) if len(p)]
-        while parts:
-            n = os.writev(self.resp_fd, parts[:512])
-            while n and parts:
-                if n >= len(parts[0]):
-                    n -= len(parts.pop(0))
-                else:
-                    parts[0] = parts[0][n:]
-                    n = 0
+        try:
+            while parts:
+                n = os.writev(self.resp_fd, parts[:512])
+                while n and parts:
+                    if n >= len(parts[0]):
+                        n -= len(parts.pop(0))
+                    else:
+                        parts[0] = parts[0][n:]
+                        n = 0
+        except OSError:
+            _channel_lost()
 
     def recv(self):
-        head = _read_into(self.req, bytearray(8))
-        if head is None:
-            return None
-        body = _read_into(self.req, bytearray(self.P.frame_length(head)))
+        try:
+            head = _read_into(self.req, bytearray(8))
+            if head is None:
+                return None
+            body = _read_into(self.req, bytearray(self.P.frame_length(head)))
+        except OSError:
+            _channel_lost()
         if body is None:
             return None
         return self.P.unpack(body)
@@ -358,6 +364,16 @@ def _load_kernel(path: str, runtime_dir: str):
 
 class CompileError(Exception):
     """The kernel source does not compile (the message is the compiler's log)."""
+
+
+CHANNEL_LOST = 9
+
+
+def _channel_lost():
+    """The pipes to the grader are gone (the submission closed or replaced them): end at once,
+    without a traceback of this module (the grader reports the exit; the student reads only
+    what concerns their code)."""
+    os._exit(CHANNEL_LOST)
 
 
 def _read_into(f, buf: bytearray):
