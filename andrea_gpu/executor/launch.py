@@ -350,6 +350,12 @@ class Kernel:
                         f"kernel {self.name}: out-of-bounds access to {self._arg(i)}"
                         f"{self._fault_line()}: byte offset {addr - buf.addr} of a "
                         f"{buf.nbytes}-byte buffer, by {at}")
+            if lib.andrea_exec_fault_general():
+                raise KernelError(
+                    f"kernel {self.name}: {at}: an access at a misaligned or impossible address "
+                    f"(a vector type such as float4 must be read and written at an address that "
+                    f"is a multiple of its size; on a GPU this is a 'misaligned address' "
+                    f"error){self._fault_line()}")
             if addr < 1 << 16:
                 why = "a null pointer was dereferenced"
                 if self.module.uses_dynamic_shared and not shmem:

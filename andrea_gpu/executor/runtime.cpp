@@ -162,6 +162,10 @@ static sigjmp_buf g_jmp;
 static volatile sig_atomic_t g_active = 0;
 static char g_msg[2048];
 static void *g_fault_addr = nullptr;
+// 1 when the fault is a general-protection fault (SIGSEGV with SI_KERNEL: no address): on
+// x86-64 a misaligned vector access (a float4 load from an address not a multiple of 16) or
+// an address that cannot exist, not a null pointer.
+static int g_fault_general = 0;
 static long long g_fault_where[6];  // block xyz, thread xyz at the fault
 static long long g_race[16];        // see andrea_exec_race
 static long long g_uninit[16];      // the block's first read of never-written shared memory
@@ -203,6 +207,7 @@ static void on_fault(int sig, siginfo_t *si, void *uctx) {
         return;
     }
     g_fault_addr = si->si_addr;
+    g_fault_general = sig == SIGSEGV && si->si_code == SI_KERNEL;
 #if defined(__x86_64__)
     g_fault_pc = site_offset((const char *)((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP] + 1);
 #else
@@ -658,6 +663,7 @@ int launch(const unsigned long long *cfg, const unsigned long long *ranges, int 
     g = &L;
     g_msg[0] = 0;
     g_fault_addr = nullptr;
+    g_fault_general = 0;
     g_fault_pc = -1;
     atomics_used = 0;
     int status = sigsetjmp(g_jmp, 1);
@@ -729,6 +735,7 @@ void __tsan_vptr_read(void **) {}
 extern "C" {
 const char *andrea_exec_message() { return andrea_exec::g_msg; }
 void *andrea_exec_fault_addr() { return andrea_exec::g_fault_addr; }
+int andrea_exec_fault_general() { return andrea_exec::g_fault_general; }
 void andrea_exec_fault_where(long long *out) { std::memcpy(out, andrea_exec::g_fault_where, sizeof andrea_exec::g_fault_where); }
 // A race or uninitialised read: [0] argument index (-1 static shared, -2 dynamic shared),
 // [1] byte offset in it, then for this access and the other one (-1 when none): write?, flat
