@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import strategies as st
 
 from . import hints, strategies as S
 from .assertions import assert_raises, call_repr, seeded_rng
+from .replay import given
 
 Args = Callable[[Any], tuple]                                 # spec -> arguments
 Draw = Callable[[Any], st.SearchStrategy]                     # spec -> strategy of arguments

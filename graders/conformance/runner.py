@@ -24,6 +24,7 @@ import numpy as np
 
 from spec import Spec
 
+from . import replay
 from .assertions import call_repr, mutation, seed_of
 from .faults import ImplementationFault
 from .outcome import Cause, FaultKind, Status
@@ -239,6 +240,7 @@ class _Recorder:
         copies = getattr(type(self._impl), "passes_copies", False) is not True
 
         def call(*args, **kwargs):
+            replay.note_call()
             self.last = self.last_of[name] = (name, tuple(_snapshot(a) for a in args),
                                               {k: _snapshot(v) for k, v in kwargs.items()})
             given = (tuple(_private(a) for a in args),
@@ -403,7 +405,8 @@ def run_check(check: Check, impl, spec: Spec, *, target: str = "impl",
     recorder = _Recorder(impl, observed, strict=check.judges_mutation)
     start = time.perf_counter()
     try:
-        check(recorder, spec)
+        with replay.check_scope(check.id, spec):
+            check(recorder, spec)
         if check.judges_mutation and observed:
             raise observed[0]
     except ImplementationFault as exc:

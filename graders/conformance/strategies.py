@@ -11,6 +11,7 @@ the style of array-api-tests' ``hypothesis_helpers``.
 
 from __future__ import annotations
 
+import weakref
 from functools import lru_cache
 
 import numpy as np
@@ -78,7 +79,46 @@ def table(seed: int, rows: int, d_model: int, dtype=np.float32) -> np.ndarray:
     out = np.random.default_rng(seed).random((rows, d_model), dtype=np.float32)
     out *= 2
     out -= 1
-    return out.astype(dtype, copy=False)
+    out = out.astype(dtype, copy=False)
+    return _remember(out, ("table", seed, rows, d_model, out.dtype.str))
+
+
+# ------------------------------------------------------------------ how a large table was built
+# A large table remembers how it was built (seed, sizes, dtype, special values), so that a
+# process replaying the draws of a property (replay.py) can keep the recipe instead of the
+# bytes: `origin` gives the recipe, `rebuild` the table again. The replay compares the rebuilt
+# bytes with the drawn ones before it trusts a recipe.
+RECIPE_MIN_BYTES = 1 << 20
+_ORIGINS: dict[int, tuple[weakref.ref, tuple]] = {}
+
+
+def _remember(out: np.ndarray, recipe: tuple) -> np.ndarray:
+    if out.nbytes >= RECIPE_MIN_BYTES:
+        key = id(out)
+        _ORIGINS[key] = (weakref.ref(out, lambda _, key=key: _ORIGINS.pop(key, None)), recipe)
+    return out
+
+
+def origin(a: np.ndarray) -> tuple | None:
+    """The recipe of a large array built here (or of a reshaped view of one), else None."""
+    for candidate, reshaped in ((a, False), (a.base, True)):
+        entry = _ORIGINS.get(id(candidate)) if candidate is not None else None
+        if entry is not None and entry[0]() is candidate:
+            return ("reshape", entry[1], a.shape) if reshaped else entry[1]
+    return None
+
+
+def rebuild(recipe: tuple) -> np.ndarray:
+    """The array `recipe` (from :func:`origin`) describes, built again."""
+    kind = recipe[0]
+    if kind == "table":
+        _, seed, rows, d_model, dtype = recipe
+        return table(seed, rows, d_model, np.dtype(dtype))
+    if kind == "special":
+        return with_special_values(rebuild(recipe[1]), recipe[2])
+    if kind == "reshape":
+        return rebuild(recipe[1]).reshape(recipe[2])
+    raise ValueError(f"unknown recipe {kind!r}")
 
 
 SPECIAL_VALUES = np.array([np.nan, -0.0, np.inf, -np.inf, 1e-45, -3.4e38], dtype=np.float32)
@@ -90,6 +130,9 @@ def with_special_values(t: np.ndarray, seed: int) -> np.ndarray:
     flat = t.reshape(-1)
     k = min(flat.size, len(SPECIAL_VALUES))
     flat[rng.choice(flat.size, size=k, replace=False)] = SPECIAL_VALUES[:k].astype(t.dtype)
+    before = origin(t)
+    if before is not None and before[0] != "reshape":
+        _remember(t, ("special", before, seed))
     return t
 
 

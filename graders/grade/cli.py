@@ -136,8 +136,8 @@ def batch_main(argv) -> int:
     ap = argparse.ArgumentParser(prog="andrea-grade batch",
                                  description="Grade every submission in DIR into a gradebook.")
     ap.add_argument("dir")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                    help="submissions graded in parallel (local cores)")
+    ap.add_argument("--jobs", type=int, default=None,
+                    help="submissions graded in parallel (default: the usable cores)")
     ap.add_argument("--db", default=None, help="SQLite gradebook (DIR/../gradebook.sqlite)")
     ap.add_argument("--regrade", action="store_true", help="grade again what is already graded")
     ap.add_argument("--csv", default=None, help="write scores per clause group here")
@@ -155,10 +155,12 @@ def batch_main(argv) -> int:
     ap.add_argument("--no-progress", action="store_true")
     _common(ap)
     args = ap.parse_args(argv)
-    from .batch import BatchError, run_batch
+    from .batch import BatchError, default_jobs, run_batch
 
     spec = _load_spec(args.spec)
     limits = _limits(args)
+    if args.jobs is None:
+        args.jobs = default_jobs()
     if args.jobs < 1:
         return _fail("--jobs must be at least 1")
     thr = args.similarity_threshold

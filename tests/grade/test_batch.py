@@ -84,3 +84,35 @@ def test_batch_on_a_local_dask_cluster(folder, spec, tmp_path):
 def test_batch_problems(tmp_path, spec):
     with pytest.raises(batch.BatchError):
         batch.run_batch(tmp_path / "missing", spec, progress=False)
+
+
+def test_a_pool_process_replays_draws_and_grades_as_a_fresh_process(tmp_path, spec):
+    """One pool process grades a correct file, then buggy ones: it replays the inputs kept for
+    the first (graders/conformance/replay.py), and every report has the results that grading
+    each file alone, without replay, gives."""
+    from graders.grade.grading import grade, load_submission
+    from graders.grade.sandbox import Limits
+    from tests.corpus import buggy_cases
+
+    cases = {c.name: c for c in buggy_cases()}
+    files = [CORRECT] + [cases[n].write(tmp_path) for n in
+                         ("lookup_clips_ids", "embed_mutates_table", "dot_drops_last_term")]
+    files.append(CORRECT)
+    select = ["lookup_selects_row", "embed_adds_position_rows", "dot_product",
+              "inputs_not_mutated", "token_table_params"]
+    subs = [load_submission(f) for f in files]
+    payloads = [batch._payload(s, spec, "dev", LIMITS, SANDBOX, select) for s in subs]
+    got = []
+    batch._run_local(payloads, 1, lambda p, res: got.append(res))
+    assert all(r["ok"] for r in got) and len(got) == len(files)
+    assert got[0]["replayed"] == 0 and got[-1]["replayed"] > got[1]["replayed"] > 0
+
+    def results(report):
+        return [{k: c.get(k) for k in ("id", "status", "cause", "message", "template", "fields",
+                                       "details", "example", "reproducer", "hint", "score")}
+                for c in report["checks"]]
+
+    for sub, res in zip(subs, got):
+        alone = grade(sub, spec, profile="dev", limits=LIMITS, sandbox=SANDBOX, select=select)
+        assert results(res["report"]) == results(alone), sub.name
+    assert any(c["status"] == "failed" for c in got[2]["report"]["checks"])

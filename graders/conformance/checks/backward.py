@@ -7,13 +7,14 @@ roundoff). A row that sums k terms may differ by per_term * k * sum(|terms|).
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import strategies as st
 
 from .. import hints, strategies as S
 from ..assertions import (as_array, assert_close_scaled, assert_dtype, assert_equal,
                           assert_shape, call_repr, fail, private_args)
 from ..error_inputs import check_error_inputs
 from ..registry import check
+from ..replay import given
 
 
 def _backward(impl, ids, grad, vocab, context):

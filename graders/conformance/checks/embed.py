@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import strategies as st
 
 from .. import hints, strategies as S
 from ..assertions import (as_array, assert_dtype, assert_equal, assert_shape, call_repr, fail,
                           parameters, private_args)
 from ..error_inputs import check_error_inputs
 from ..registry import check
+from ..replay import given
 
 
 def _embed(impl, ids, tok, pos):

@@ -7,12 +7,13 @@ These call optional functions (``sinusoidal_encoding(positions, d_model)`` and
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import strategies as st
 
 from .. import strategies as S
 from ..assertions import (as_array, assert_bitwise_equal, assert_close_scaled, assert_shape,
                           call_repr, fail)
 from ..registry import check
+from ..replay import given
 
 
 @check("POS-SIN-01", requires=("sinusoidal_encoding",))

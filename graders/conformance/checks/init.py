@@ -26,7 +26,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import strategies as st
 from scipy import special
 
 from .. import hints, strategies as S
@@ -34,6 +34,7 @@ from ..assertions import (Shown, as_array, assert_dtype, assert_shape, call_repr
                           seeded_rng)
 from ..error_inputs import check_error_inputs
 from ..registry import check
+from ..replay import given
 
 
 def _init(impl, rows, d, seed):

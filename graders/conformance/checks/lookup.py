@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from .. import hints, strategies as S
@@ -11,6 +11,7 @@ from ..assertions import (as_array, assert_bitwise_equal, assert_dtype, assert_e
                           assert_shape, call_repr, fail, private_args)
 from ..error_inputs import check_error_inputs
 from ..registry import check
+from ..replay import given
 
 
 def _lookup(impl, table, ids):

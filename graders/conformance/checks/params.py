@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numbers
 
-from hypothesis import given, strategies as st
+from hypothesis import strategies as st
 
 from spec import round_half_up
 
 from ..assertions import call_repr, fail
 from ..error_inputs import check_error_inputs
 from ..registry import check
+from ..replay import given
 
 _SIZES = st.integers(1, 200_000)
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import strategies as st
 
 from .. import strategies as S
 from ..assertions import assert_close_scaled, call_repr, fail, scalar
 from ..error_inputs import check_error_inputs
 from ..faults import ImplementationFault
 from ..registry import check
+from ..replay import given
 
 
 MSG_SAME_COS = "same direction: cosine_similarity(u, v)={got!r}, but should be +1"
