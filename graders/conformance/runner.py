@@ -30,7 +30,7 @@ from .faults import ImplementationFault
 from .outcome import Cause, FaultKind, Status
 from .profiles import DEFAULT_PROFILE, use_profile
 from .sources import (NOTEBOOK_SUFFIX, Source, SourceError, choose_entry, forbidden_imports,
-                      read_source)
+                      read_source, submission_root)
 from .registry import Check, ConformanceError, all_checks, select as select_checks
 
 PASSED, FAILED, ERROR, SKIPPED, NOT_RUN = (Status.PASSED, Status.FAILED, Status.ERROR,
@@ -125,6 +125,10 @@ def load_impl(target: str | Path, *, submission_rules: bool = False):
     try:
         if path.suffix in (".py", NOTEBOOK_SUFFIX) or path.is_dir() or path.exists():
             if path.is_dir():
+                inside = [p.relative_to(path).as_posix() for p in sorted(path.rglob("*"))
+                          if p.is_file() and not any(part.startswith((".", "__pycache__"))
+                                                     for part in p.relative_to(path).parts)]
+                path = path / submission_root(inside)
                 names = [p.name for p in path.iterdir() if p.is_file()]
                 init = path / "__init__.py"
                 init_text = (init.read_text(encoding="utf-8", errors="replace")

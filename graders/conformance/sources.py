@@ -22,6 +22,7 @@ grader), so that both read a submission the same way and apply the same import r
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -207,10 +208,36 @@ def read_source(path: str | Path) -> Source:
         raise SourceError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if p.suffix == NOTEBOOK_SUFFIX:
         return notebook_source(data, p.name)
-    try:
-        return Source(data.decode("utf-8"), p.name)
-    except UnicodeDecodeError:
-        raise SourceError(f"{path}: not UTF-8 text") from None
+    try:   # as Python reads a module: UTF-8, or the encoding its coding line declares
+        return Source(importlib.util.decode_source(data), p.name)
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        raise SourceError(f"{path}: not UTF-8 text (nor in the encoding a coding line "
+                          "declares)") from None
+
+
+# Files a student hands in beside the submission that are never it: their own tests, a
+# pytest conftest, a setup script.
+_NOT_THE_SUBMISSION = re.compile(r"^(?:test_.*|.*_test|conftest|setup)\.py$")
+_SOURCE_SUFFIXES = (".py", NOTEBOOK_SUFFIX, ".cu")
+
+
+def submission_root(names: list[str]) -> str:
+    """The folder, inside a handed-in folder, that holds the submission: "" (the folder itself)
+    or, when the folder's top level has no module, notebook or kernel and exactly one of its
+    subfolders has some (a zipped folder: ``hw3/embedding.py``), that subfolder (``"hw3/"``),
+    descending while the rule holds. `names` are the files' relative paths; hidden folders and
+    ``__MACOSX``/``__pycache__`` are never the submission's."""
+    prefix = ""
+    while True:
+        rest = [n[len(prefix):] for n in names if n.startswith(prefix)]
+        if any("/" not in r and r.endswith(_SOURCE_SUFFIXES) for r in rest):
+            return prefix
+        holding = {r.split("/", 1)[0] for r in rest
+                   if "/" in r and r.endswith(_SOURCE_SUFFIXES)}
+        holding = {d for d in holding if not d.startswith((".", "__"))}
+        if len(holding) != 1:
+            return prefix
+        prefix += holding.pop() + "/"
 
 
 def choose_entry(names: list[str], init_text: str | None = None
@@ -221,7 +248,9 @@ def choose_entry(names: list[str], init_text: str | None = None
     ``__init__.py``, if it has one. Rules, the same for the self-check and the grader: a
     package (an ``__init__.py`` with code in it, typically re-exporting its modules' functions)
     is imported as a package, else a module named like PREFERRED_NAMES, else the one notebook
-    (other modules are its helpers), else the one module.
+    (other modules are its helpers), else the one module; the student's own test files
+    (``test_*.py``, ``*_test.py``, ``conftest.py``) and ``setup.py`` are not counted when
+    another module is there.
     `why` is "none" (nothing to grade) or "many" (ambiguous; the candidates are returned).
     """
     top = [r for r in names if "/" not in r]
@@ -229,6 +258,9 @@ def choose_entry(names: list[str], init_text: str | None = None
         return "__init__.py", None, []
     py = sorted(r for r in top if r.endswith(".py") and r != "__init__.py")
     nbs = sorted(r for r in top if r.endswith(NOTEBOOK_SUFFIX))
+    own = [r for r in py if not _NOT_THE_SUBMISSION.match(r)]
+    if own:
+        py = own
     for n in PREFERRED_NAMES:
         if n in py:
             return n, None, []

@@ -24,7 +24,7 @@ from graders.conformance.registry import (RegistryError, SelectionError, all_che
                                           select as select_checks)
 from graders.conformance.runner import CheckResult, load_impl, not_run, run_check, run_checks
 from graders.conformance.sources import (NOTEBOOK_SUFFIX, SourceError, choose_entry,
-                                         notebook_source)
+                                         notebook_source, submission_root)
 from spec import Spec
 
 from . import messages as M
@@ -111,6 +111,9 @@ def load_submission(path: str | Path) -> Submission:
     for rel in sorted(files):
         h.update(rel.encode() + b"\0" + hashlib.sha256(files[rel]).digest())
     digest = h.hexdigest()
+    prefix = submission_root(list(files))   # a folder zipped inside the folder: hw3/...
+    if prefix:
+        files = {r[len(prefix):]: data for r, data in files.items() if r.startswith(prefix)}
     top = [r for r in files if "/" not in r]
     cu = [r for r in top if r.endswith(".cu")]
     name = printable_name(p.name)

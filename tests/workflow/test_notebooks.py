@@ -166,3 +166,37 @@ def test_a_package_folder_is_graded_through_its_init(tmp_path):
                                   encoding="utf-8")
     (pkg / "notes.py").write_text("x = 1\n", encoding="utf-8")
     assert load_submission(pkg).module == "__init__.py"
+
+
+def test_layouts_students_hand_in_are_read_alike_by_grader_and_self_check(tmp_path):
+    """A folder zipped inside the folder (hw3/..., with macOS's __MACOSX beside it), the
+    student's own test file beside the module, and a module in the encoding its coding line
+    declares: the grader and the self-check find the same module, and import it."""
+    from graders.conformance.runner import load_impl
+    from graders.conformance.sources import submission_root
+
+    body = (CORRECT.read_text(encoding="utf-8"))
+    nested = tmp_path / "nested"
+    (nested / "hw3").mkdir(parents=True)
+    (nested / "__MACOSX" / "hw3").mkdir(parents=True)
+    (nested / "hw3" / "my_embedding.py").write_text(body, encoding="utf-8")
+    (nested / "__MACOSX" / "hw3" / "._my_embedding.py").write_bytes(b"\0\5\26\7")
+    beside = tmp_path / "beside"
+    beside.mkdir()
+    (beside / "my_embedding.py").write_text(body, encoding="utf-8")
+    (beside / "test_my_embedding.py").write_text("import pytest\nfrom my_embedding import *\n",
+                                                 encoding="utf-8")
+    (beside / "conftest.py").write_text("", encoding="utf-8")
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(("# -*- coding: latin-1 -*-\n# opgave: café\n" + body).encode("latin-1"))
+    for path, module in ((nested, "my_embedding.py"), (beside, "my_embedding.py"),
+                         (latin, "latin.py")):
+        assert load_submission(path).module == module, path
+        assert callable(load_impl(path, submission_rules=True).lookup), path
+    assert submission_root(["a/x.py", "b/y.py"]) == ""                 # ambiguous: not guessed
+    assert submission_root(["s/hw/x.ipynb", ".git/x.py"]) == "s/hw/"
+    two = tmp_path / "two"
+    two.mkdir()
+    for name in ("a.py", "b.py", "test_a.py"):
+        (two / name).write_text(body, encoding="utf-8")
+    assert load_submission(two).problem is not None                      # still ambiguous
