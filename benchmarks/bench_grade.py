@@ -7,9 +7,11 @@
 Ratio: `andrea-grade FILE` (checks in the grader, the submission in a sandboxed worker) against
 `andrea-conform FILE` (the same checks and examples, the submission imported in-process), run
 as alternating pairs of fresh commands on the same file, so both see the same machine. Wall time
-and CPU time (user + sys of the command and every child it waited for: the grade's worker
-included) are printed per pair, with best and median. On a shared machine CPU time is the
-steadier of the two: wall time also counts waiting for a core.
+and CPU time (user + sys of the command and every child it waited for) are printed per pair,
+with best and median. A worker under bubblewrap is never waited for by the grader (bubblewrap's
+monitor exits without reaping its init), so its CPU time is taken from the report's
+`worker_cpu_s` (read by the grader from /proc before it stops the worker) and added. On a
+shared machine CPU time is the steadier of the two: wall time also counts waiting for a core.
 
 Batch: one correct submission copied N times with a distinct comment each (none is skipped as
 already graded), graded by `andrea-grade batch --jobs J`. Peak memory is the largest resident set
@@ -18,6 +20,7 @@ of any single process (the batch's parent, a pool process or a worker), from get
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
@@ -33,16 +36,24 @@ CORRECT = ROOT / "examples" / "submissions" / "correct_student.py"
 PY = sys.executable
 
 
-def run(cmd: list[str], ok_codes=(0,)) -> tuple[float, float, float]:
-    """(wall s, CPU s of the command and its waited-for children, peak RSS MiB of any of them)."""
+def run(cmd: list[str], ok_codes=(0,), worker_cpu: bool = False) -> tuple[float, float, float]:
+    """(wall s, CPU s of the command and its waited-for children, peak RSS MiB of any of them).
+
+    `worker_cpu`: the command prints a JSON grade report; a bubblewrap worker's CPU time (which
+    no rusage counts) is added from its `worker_cpu_s`."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE if worker_cpu else
+                          subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in ok_codes:
         sys.exit(f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr.decode()[-2000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if worker_cpu:
+        report = json.loads(proc.stdout)["report"]
+        if report["isolation"]["mode"] == "bwrap":   # otherwise waited for, so counted above
+            cpu += report.get("worker_cpu_s", 0.0)
     return wall, cpu, max(after.ru_maxrss, before.ru_maxrss) / 1024
 
 
@@ -56,7 +67,7 @@ def ratio(submission: Path, profile: str, pairs: int) -> None:
     for i in range(pairs):
         order = (("conform", conform), ("grade", grade))
         for name, cmd in order if i % 2 == 0 else order[::-1]:
-            rows[name].append(run(cmd)[:2])
+            rows[name].append(run(cmd, worker_cpu=name == "grade")[:2])
         (cw, cc), (gw, gc) = rows["conform"][-1], rows["grade"][-1]
         print(f"pair {i + 1}: in-process {cw:.2f} s wall / {cc:.2f} s CPU, isolated {gw:.2f} s "
               f"wall / {gc:.2f} s CPU; ratio wall {gw / cw:.2f}, CPU {gc / cc:.2f}")

@@ -322,6 +322,7 @@ def _run_submission(sub, spec, checks, mode, limits, profile, select, on_result)
                 proxy.close()
             finally:
                 run.update(submission_output=proxy.output.text(), restarts=proxy.restarts,
+                           worker_cpu_s=round(proxy.worker_cpu_s, 3),
                            faults=[f[:500] for f in proxy.faults[:20]])
                 scratch.cleanup()
     except SandboxError as exc:

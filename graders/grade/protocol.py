@@ -49,7 +49,7 @@ MAX_HEADER = 16 * 1024 * 1024
 # dtype kinds that may cross: bool, signed/unsigned ints, floats, complex, fixed-width str/bytes
 ARRAY_KINDS = "biufcUS"
 BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
-ARENA_ALIGN = 64
+ARENA_ALIGN = mmap.ALLOCATIONGRANULARITY   # regions start on a page: mappable by themselves
 # memfd seals (linux/fcntl.h; not every Python names F_SEAL_FUTURE_WRITE)
 _F_ADD_SEALS, _F_SEAL_SEAL, _F_SEAL_SHRINK, _F_SEAL_GROW, _F_SEAL_FUTURE_WRITE = (
     1033, 0x1, 0x2, 0x4, 0x10)
@@ -174,9 +174,46 @@ def _still_writable(fd: int, size: int) -> bool:
     return True
 
 
-def map_arena(fd: int, size: int) -> mmap.mmap:
-    """The worker's read-only mapping of the grader's arena."""
-    return mmap.mmap(fd, size, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
+class ArenaView:
+    """The worker's side of an arena: a read-only shared mapping of all of it (the kept arrays)
+    and, for each call, a copy-on-write mapping of one region (the call's fresh copy: pages are
+    copied only when the call writes them)."""
+
+    def __init__(self, fd: int, size: int):
+        self.fd, self.size = fd, size
+        self.shared = mmap.mmap(fd, size, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
+        self.offsets: dict[int, int] = {}    # key -> offset of its region
+
+    def __len__(self) -> int:
+        return self.size
+
+    def kept(self, key: int, offset: int, dt: np.dtype, shape) -> np.ndarray:
+        self.offsets[key] = offset
+        return np.frombuffer(self.shared, dtype=dt, count=math.prod(shape),
+                             offset=offset).reshape(shape)   # read-only: mapped so
+
+    def fresh(self, key: int, dt: np.dtype, shape, cow: list | None = None) -> np.ndarray:
+        """A writable copy-on-write array of what `key` holds; its mapping is appended to `cow`.
+        Unwritten pages show the arena region: :func:`detach` makes them private if the
+        submission keeps the array after its call."""
+        n = math.prod(shape) * dt.itemsize
+        private = mmap.mmap(self.fd, n, flags=mmap.MAP_PRIVATE,
+                            prot=mmap.PROT_READ | mmap.PROT_WRITE, offset=self.offsets[key])
+        if cow is not None:
+            cow.append(private)
+        return np.frombuffer(private, dtype=dt, count=math.prod(shape)).reshape(shape)
+
+
+def detach(private: mmap.mmap) -> None:
+    """Copy every page of a copy-on-write mapping (write each page's first byte back), so that
+    the grader reusing the arena region later cannot change what it shows."""
+    pages = np.frombuffer(private, dtype=np.uint8)[::mmap.PAGESIZE]
+    pages[...] = pages.copy()
+
+
+def map_arena(fd: int, size: int) -> ArenaView:
+    """The worker's view of the grader's arena (`fd` stays open: copy-on-write maps need it)."""
+    return ArenaView(fd, size)
 
 
 class ArrayKeeper:
@@ -338,11 +375,13 @@ def _enc(v, blobs, depth, objects=True, keeper=None):
 
 class _Decoder:
     def __init__(self, blobs: list, max_nodes: int = MAX_NODES, untrusted: bool = False,
-                 kept: dict | None = None, arena=None, pristine: dict | None = None):
+                 kept: dict | None = None, arena=None, pristine: dict | None = None,
+                 cow: list | None = None):
         self.blobs = blobs
         self.kept = kept
         self.arena = arena
         self.pristine = pristine
+        self.cow = cow
         self.nodes = 0
         self.max_nodes = max_nodes
         self.untrusted = untrusted
@@ -366,9 +405,13 @@ class _Decoder:
             raise ProtocolError("bad blob reference")
         return self.blobs[i]
 
-    def _fresh(self, private: np.ndarray) -> np.ndarray:
-        """A fresh, writable copy of a kept array for one call (remembered with its source)."""
-        arr = private.copy()
+    def _fresh(self, key: int, private: np.ndarray) -> np.ndarray:
+        """A fresh, writable copy of a kept array for one call (remembered with its source): a
+        copy-on-write map of its arena region, else a copy."""
+        if self.arena is not None and key in self.arena.offsets:
+            arr = self.arena.fresh(key, private.dtype, private.shape, self.cow)
+        else:
+            arr = private.copy()
         if self.pristine is not None:
             self.pristine[id(arr)] = private
         return arr
@@ -378,12 +421,11 @@ class _Decoder:
         if self.arena is None or self.kept is None or type(key) is not int:
             raise ProtocolError("bad arena reference")
         n = math.prod(shape) * dt.itemsize
-        if type(offset) is not int or offset < 0 or n < 1 or offset + n > len(self.arena):
+        if (type(offset) is not int or offset < 0 or offset % ARENA_ALIGN or n < 1
+                or offset + n > len(self.arena)):
             raise ProtocolError("bad arena reference")
-        private = np.frombuffer(self.arena, dtype=dt, count=n // dt.itemsize,
-                                offset=offset).reshape(shape)   # read-only: mapped so
-        self.kept[key] = private
-        return self._fresh(private)
+        self.kept[key] = self.arena.kept(key, offset, dt, shape)
+        return self._fresh(key, self.kept[key])
 
     def _tagged(self, d, depth):
         tag = d.get("t")
@@ -438,7 +480,7 @@ class _Decoder:
             key = d.get("k")
             if self.kept is None or type(key) is not int or key not in self.kept:
                 raise ProtocolError("unknown array key")
-            return self._fresh(self.kept[key])
+            return self._fresh(key, self.kept[key])
         if tag == "ndobj":
             if self.untrusted:  # a grader never needs the worker's object arrays
                 raise ProtocolError("arrays of dtype object may not cross")
@@ -475,17 +517,19 @@ class _Decoder:
 
 
 def decode(tree, blobs: list, *, untrusted: bool = False, kept: dict | None = None,
-           arena=None, pristine: dict | None = None):
+           arena: ArenaView | None = None, pristine: dict | None = None,
+           cow: list | None = None):
     """The value of an encoded tree. `untrusted` (the grader reading a worker's reply):
     object arrays, array keys and arena references are refused too. Worker side: `kept`, the
-    arrays kept between calls, by key; `arena`, its read-only mapping of the grader's arena;
-    `pristine`, if given, maps id() of each fresh copy of a kept array to the kept array (the
-    worker compares them after the call). Every new array's size is its blob's size (itemsize
+    arrays kept between calls, by key; `arena`, its view of the grader's arena; `pristine`, if
+    given, maps id() of each fresh copy of a kept array to the kept array (the worker compares
+    them after the call); `cow` collects the copy-on-write ones (see :func:`detach`). Every new array's size is its blob's size (itemsize
     >= 1) or a region of the arena, so nothing decoded is larger than the frame that carried it
     plus the kept arrays."""
     if untrusted:
         kept = arena = None
-    return _Decoder(blobs, untrusted=untrusted, kept=kept, arena=arena, pristine=pristine)(tree)
+    return _Decoder(blobs, untrusted=untrusted, kept=kept, arena=arena, pristine=pristine,
+                    cow=cow)(tree)
 
 
 def make_generator(state) -> np.random.Generator:

@@ -36,8 +36,8 @@ from graders.conformance.faults import (CallTimeout, ForbiddenImport, Implementa
 
 from . import messages as M
 from . import protocol as P
-from .sandbox import (LaunchPlan, Limits, SandboxError, Scratch, kill_leftovers, plan,
-                      read_bwrap_info)
+from .sandbox import (LaunchPlan, Limits, SandboxError, Scratch, cpu_seconds, kill_leftovers,
+                      plan, read_bwrap_info)
 from .sandbox import _proc as sandbox_proc
 
 
@@ -199,6 +199,7 @@ class Worker:
         self.output = output
         self.output_at_start = output.total   # the flood limit is per call (and for the import)
         self.alive = False
+        self.cpu_s: float | None = None   # the worker's CPU time, read before it is stopped
         self._sel: selectors.BaseSelector | None = None
         self._pending = b""   # reply bytes read after the last frame
         # the argument arrays this worker keeps between calls, in sealed shared memory where
@@ -419,6 +420,7 @@ class Worker:
         if not self.alive:
             return
         self.alive = False
+        self._read_cpu()
         if self.info_r >= 0:
             ns = read_bwrap_info(self.info_r).get("pid-namespace")
             if isinstance(ns, int):
@@ -433,9 +435,17 @@ class Worker:
             self.req_w = self.resp_r = self.out_r = self.info_r = -1
             self.keeper.close()
 
+    def _read_cpu(self) -> None:
+        if self.cpu_s is None:
+            try:
+                self.cpu_s = cpu_seconds(self.proc.pid)
+            except OSError:
+                self.cpu_s = 0.0
+
     def close(self) -> None:
         """Ask politely (end of requests), then kill whatever is left."""
         if self.alive:
+            self._read_cpu()
             self._close_fds(self.req_w)
             self.req_w = -1
             try:
@@ -487,6 +497,7 @@ class SubmissionProxy:
         self._timeouts: dict[str, int] = {}
         self.faults: list[str] = []
         self.restarts = 0
+        self.worker_cpu_s = 0.0          # CPU time of every worker so far (read from /proc)
         self.budget_refused = False      # a call of the current check was refused (budget)
         self.budget_seconds = limits.total_timeout
 
@@ -530,13 +541,19 @@ class SubmissionProxy:
 
     def _kill(self) -> None:
         if self._worker is not None:
-            self._worker.kill()
-            self._worker = None
+            try:
+                self._worker.kill()
+            finally:
+                self.worker_cpu_s += self._worker.cpu_s or 0.0
+                self._worker = None
 
     def close(self) -> None:
         if self._worker is not None:
-            self._worker.close()
-            self._worker = None
+            try:
+                self._worker.close()
+            finally:
+                self.worker_cpu_s += self._worker.cpu_s or 0.0
+                self._worker = None
 
     def __enter__(self):
         return self

@@ -231,13 +231,10 @@ def main(argv=None) -> int:
 
 
 def _map_arena(P, args):
-    """The grader's arena, mapped read-only (None without one); its fd is closed after."""
+    """The grader's arena (None without one): read-only, and copy-on-write per call."""
     if args.arena_fd is None:
         return None
-    try:
-        return P.map_arena(args.arena_fd, args.arena_size)
-    finally:
-        os.close(args.arena_fd)
+    return P.map_arena(args.arena_fd, args.arena_size)
 
 
 def _has(module, name) -> bool:
@@ -248,20 +245,46 @@ def _has(module, name) -> bool:
 
 
 def _serve_call(P, module, header, blobs, send, refuse, kept=None, arena=None) -> None:
-    import numpy as np
+    """Make one call and send its reply.
+
+    Before the reply goes out (after it, the grader may reuse arena regions), every
+    copy-on-write argument the submission still holds (itself, a view, its buffer) gets
+    private pages (protocol.detach); the others are unmapped by then."""
+    import weakref
 
     fn_name = header.get("fn")
     kept = {} if kept is None else kept
     pristine: dict = {}   # id of a kept array's fresh copy -> the kept array
+    cow: list = []
     try:
-        args = P.decode(header.get("args"), blobs, kept=kept, arena=arena, pristine=pristine)
+        args = P.decode(header.get("args"), blobs, kept=kept, arena=arena, pristine=pristine,
+                        cow=cow)
         kwargs = dict(P.decode(header.get("kwargs"), blobs, kept=kept, arena=arena,
-                               pristine=pristine))
+                               pristine=pristine, cow=cow))
         for key in header.get("forget") or []:   # after decoding: this request may still use it
             kept.pop(key, None)
+        reply = None
     except Exception as exc:  # noqa: BLE001
-        send({"fault": "protocol", "msg": f"bad request: {exc}"})
-        return
+        reply = ({"fault": "protocol", "msg": f"bad request: {exc}"}, ())
+    maps = [weakref.ref(m) for m in cow]
+    del cow
+    if reply is None:
+        reply = _call(P, module, fn_name, args, kwargs, pristine, send, refuse)
+        del args, kwargs
+    del pristine
+    for ref in maps:
+        private = ref()
+        if private is not None:
+            P.detach(private)
+        del private
+    send(*reply)
+
+
+def _call(P, module, fn_name, args, kwargs, pristine, send, refuse) -> tuple:
+    """Call the submission; the reply (header, blobs) to send. `send` is used only just
+    before the worker exits (sys.exit, KeyboardInterrupt)."""
+    import numpy as np
+
     # A kept array's copy is compared with the kept array itself after the call (no snapshot
     # needed); everything else with a snapshot taken now.
     before = {key: ("kept", pristine[id(a)]) if type(a) is np.ndarray and id(a) in pristine
@@ -271,8 +294,7 @@ def _serve_call(P, module, header, blobs, send, refuse, kept=None, arena=None) -
         fn = getattr(module, fn_name)
         result = fn(*args, **kwargs)
     except MemoryError:
-        send({"fault": "memory", "event": "memory_call", "msg": f"ran out of memory in {fn_name}()"})
-        return
+        return {"fault": "memory", "event": "memory_call", "msg": f"ran out of memory in {fn_name}()"}, ()
     except SystemExit as exc:
         send({"fault": "crash", "event": "exit_call", "code": _safe_str(exc)[:100],
               "msg": f"called sys.exit({_safe_str(exc)}) in {fn_name}()"})
@@ -282,13 +304,10 @@ def _serve_call(P, module, header, blobs, send, refuse, kept=None, arena=None) -
         os._exit(4)
     except BaseException as exc:  # noqa: BLE001 - reported as the submission's exception
         if len(refuse.attempts) > seen:
-            send({"fault": "forbidden", "msg": refuse.attempts[seen]})
-            return
-        send({"exc": _exc_info(exc)})
-        return
+            return {"fault": "forbidden", "msg": refuse.attempts[seen]}, ()
+        return {"exc": _exc_info(exc)}, ()
     if len(refuse.attempts) > seen:
-        send({"fault": "forbidden", "msg": refuse.attempts[seen]})
-        return
+        return {"fault": "forbidden", "msg": refuse.attempts[seen]}, ()
     out_blobs: list = []
     try:
         value = P.encode(result, out_blobs, objects=False)
@@ -299,13 +318,11 @@ def _serve_call(P, module, header, blobs, send, refuse, kept=None, arena=None) -
             elif _changed(np, a, before[key]):
                 mutated.append(key)
     except MemoryError:
-        send({"fault": "memory", "event": "memory_result",
-              "msg": f"ran out of memory sending the result of {fn_name}()"})
-        return
+        return {"fault": "memory", "event": "memory_result",
+                "msg": f"ran out of memory sending the result of {fn_name}()"}, ()
     except Exception as exc:  # noqa: BLE001 - e.g. a result of a type that cannot cross
-        send({"fault": "result", "msg": f"{fn_name}() returned {_safe_str(exc)}"})
-        return
-    send({"ok": value, "mutated": mutated, "rngs": rngs}, out_blobs)
+        return {"fault": "result", "msg": f"{fn_name}() returned {_safe_str(exc)}"}, ()
+    return {"ok": value, "mutated": mutated, "rngs": rngs}, out_blobs
 
 
 def _changed(np, value, before) -> bool:

@@ -154,3 +154,27 @@ def test_rebuild_exception_ignores_unknown_bases():
     assert isinstance(e, px.SubmissionException)
     assert isinstance(px.rebuild_exception({"type": "TypeError", "bases": ["TypeError"]}),
                       TypeError)
+
+
+def test_the_workers_cpu_time_is_counted_even_under_bubblewrap():
+    """bubblewrap's monitor exits without reaping its init, so no rusage ever sees a sandboxed
+    worker: the proxy reads its CPU time from /proc before stopping it (report: worker_cpu_s)."""
+    source = b'''
+import time
+
+def burn(seconds):
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+'''
+    sc = prepare({"m.py": source}, "m.py")
+    p = px.SubmissionProxy(sc, fast_limits(), choose_mode(SANDBOX)[0], ["burn"])
+    try:
+        assert p.start().ok
+        p.burn(0.3)
+        p._kill()                      # a fault's path: the next call starts a fresh worker
+        p.burn(0.3)
+    finally:
+        p.close()
+        sc.cleanup()
+    assert p.worker_cpu_s >= 0.6       # both workers' CPU time, each read before it stopped
