@@ -8,13 +8,16 @@ from the reference, so ``andrea-conform andrea_ref.fast`` checks a whole impleme
 * ``embed``: one pass over the output, ``out[r] = token_table[ids[r]] + position_table[r % T]``:
   each output byte is written once and never read back (the reference's blocks write it with
   ``np.take`` and then read and write it again for the position add, in cache).
-* ``embed_backward``: a stable counting sort of the ids, then every thread owns a disjoint range
-  of token rows and one of positions and writes each gradient row once: ``+0.0`` plus its
-  ``grad_out`` rows in increasing row order (absent ids and positions past T: ``+0.0``). No
-  zero-filled output read back, no write conflicts, no reduction of per-thread copies. That is
-  the order in which the reference's sparse product adds (its result starts at zeros, then
-  column after column of the one-hot matrix, i.e. row after row of ``grad_out``), so the sums
-  are equal bit for bit, signed zeros and NaNs included (``tests/ref/test_fast_path.py``).
+* ``embed_backward``: one scan of ``grad_out`` in row order that adds each row to its token
+  row and its position row, both gradients in the same pass (the reference's sparse product
+  does the same; torch's ``index_add_`` + ``sum`` reads ``grad_out`` twice). Big calls are
+  split by output, not by input: every thread owns a disjoint range of token rows (balanced
+  by how many rows they receive) and of positions, clears them, scans the ids and adds the
+  rows that land in its ranges. No write conflicts, no per-thread copies to reduce, and every
+  output row receives its rows in increasing row order, starting at ``+0.0``: the order of
+  the reference's product (zeros, then column after column of the one-hot matrix, i.e. row
+  after row of ``grad_out``), so the sums are equal bit for bit, signed zeros
+  included (``tests/ref/test_fast_path.py``), whatever the number of threads.
 
 Arguments are checked by :mod:`andrea_ref.validate`, the reference's own checks, before any
 work, so every error is the reference's (type and wording). What the compiled loops do not
@@ -110,52 +113,43 @@ def _embed_kernel(tok, pos, ids, t, out, r0, r1):
             p = 0
 
 
-def _counting_sort_kernel(ids, vocab_size, start, order):
-    """Stable counting sort: rows of id v are order[start[v]:start[v + 1]], increasing."""
-    for v in range(vocab_size + 1):
-        start[v] = 0
-    for r in range(ids.size):
-        start[ids[r] + 1] += 1
-    for v in range(vocab_size):
-        start[v + 1] += start[v]
-    fill = start[:vocab_size].copy()
-    for r in range(ids.size):
-        v = ids[r]
-        order[fill[v]] = r
-        fill[v] += 1
+def _backward_kernel(g, ids, t, gtok, gpos, v0, v1, p0, p1):
+    """Token rows [v0, v1) and position rows [p0, p1) of the gradients.
 
-
-def _backward_kernel(g, start, order, batch, t, gtok, gpos, v0, v1, p0, p1):
-    """Token rows [v0, v1) and position rows [p0, p1) of the gradients, each written once.
-
-    Every row starts at +0.0 and adds its grad_out rows in increasing row order, as the
-    reference's sparse product does (so -0.0 + +0.0 gives +0.0 here too). The row is in cache
-    while it is summed: it goes to memory once.
+    The rows start at +0.0; one scan of grad_out in increasing row order adds each row to its
+    token row and to its position row where this call owns them: the order of the reference's
+    sparse product (zeros, then row after row), so equal bit for bit, -0.0 + +0.0 = +0.0 too.
     """
     d = g.shape[1]
     for v in range(v0, v1):
         dst = gtok[v]
         for j in range(d):
             dst[j] = 0
-        for k in range(start[v], start[v + 1]):
-            src = g[order[k]]
-            for j in range(d):
-                dst[j] += src[j]
     for p in range(p0, p1):
         dst = gpos[p]
         for j in range(d):
             dst[j] = 0
-        if p < t:
-            for b in range(batch):
-                src = g[b * t + p]
-                for j in range(d):
-                    dst[j] += src[j]
+    p = 0
+    for r in range(ids.size):
+        v = ids[r]
+        if v0 <= v < v1:
+            src = g[r]
+            dst = gtok[v]
+            for j in range(d):
+                dst[j] += src[j]
+        if p0 <= p < p1:
+            src = g[r]
+            dst = gpos[p]
+            for j in range(d):
+                dst[j] += src[j]
+        p += 1
+        if p == t:
+            p = 0
 
 
 if COMPILED:
     _gather_kernel = _compile(_gather_kernel)
     _embed_kernel = _compile(_embed_kernel)
-    _counting_sort_kernel = _compile(_counting_sort_kernel)
     _backward_kernel = _compile(_backward_kernel)
 
 
@@ -216,19 +210,16 @@ def embed_backward(token_ids, grad_out: np.ndarray, vocab_size: int, context_len
         return gtok, gpos
     flat = ids.reshape(-1).astype(np.intp, copy=False)
     g = grad_out.reshape(n, d)
-    start = np.empty(vocab_size + 1, dtype=np.intp)
-    order = np.empty(n, dtype=np.intp)
-    _counting_sort_kernel(flat, vocab_size, start, order)
     k = min(_threads(grad_out.nbytes + both.nbytes), vocab_size)
-    # Token rows split so that every thread gets about the same number of rows to write plus
-    # grad_out rows to add (ids may be far from uniform); positions split evenly.
-    cost = start[:vocab_size] + np.arange(vocab_size)
-    cuts = [0] + [int(np.searchsorted(cost, i * (n + vocab_size) // k)) for i in range(1, k)]
+    # Each thread owns a range of token rows and one of positions. Token rows are split so that
+    # every thread has about as many rows to clear plus grad_out rows to add (ids may be far
+    # from uniform); positions evenly.
+    cost = np.cumsum(np.bincount(flat, minlength=vocab_size) + 1)
+    cuts = [0] + [int(np.searchsorted(cost, i * cost[-1] // k)) for i in range(1, k)]
     cuts.append(vocab_size)
     pcuts = [i * context_length // k for i in range(k + 1)]
-    batch = n // t
     _ref._in_parallel(
-        lambda i: _backward_kernel(g, start, order, batch, t, gtok, gpos,
+        lambda i: _backward_kernel(g, flat, t, gtok, gpos,
                                    cuts[i], cuts[i + 1], pcuts[i], pcuts[i + 1]),
         list(range(k)))
     return gtok, gpos

@@ -209,10 +209,15 @@ def test_inputs_the_loops_do_not_cover_go_to_the_reference():
     pos = plain.init_table(5, 6, rng)
     ids = rng.integers(0, 20, (2, 5))
     grad = rng.standard_normal((2, 5, 6)).astype(np.float32)
-    cases = [  # float16, strided tables, a Fortran-ordered grad_out
+    frozen = [a.copy() for a in (tok, pos, grad)]
+    for a in frozen:
+        a.flags.writeable = False
+    cases = [  # float16, big-endian, strided tables, Fortran order; read-only (compiled)
         (ids, tok.astype(np.float16), pos.astype(np.float16), grad.astype(np.float16)),
+        (ids, tok.astype(">f4"), pos.astype(">f4"), grad.astype(">f8")),
         (ids, np.repeat(tok, 2, axis=1)[:, ::2], pos, grad[:, :, ::-1]),
         (ids, tok, np.asfortranarray(pos), np.asfortranarray(grad)),
+        (ids, *frozen),
     ]
     for ids_, tok_, pos_, grad_ in cases:
         assert same_bits(fast.embed(ids_, tok_, pos_), plain.embed(ids_, tok_, pos_))
