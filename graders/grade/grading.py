@@ -224,10 +224,15 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
     start = time.monotonic()
     check_profile(profile)             # the caller's mistakes first, then isolation
     _require_kernel_support(sub, spec)
-    checks, select = _checks_for(sub, spec, select)
-    mode, note = _isolation(sandbox)
     if sub.kind == "kernel":
         limits = kernel_limits(limits)
+    early = _launch_early(sub, spec, sandbox, limits)
+    try:
+        checks, select = _checks_for(sub, spec, select)
+        mode, note = _isolation(sandbox)
+    except BaseException:
+        _discard(early)
+        raise
     meta = {
         "submission": sub.name, "sha256": sub.sha256, "module": sub.module, "kind": sub.kind,
         "spec": spec.name, "spec_sha256": spec_digest(spec, profile), "profile": profile,
@@ -242,7 +247,8 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
                           "fields": sub.problem_fields or {}},
                "results": [_not_run(c) for c in checks]}
     else:
-        run = _run_submission(sub, spec, checks, mode, limits, profile, select, on_result)
+        run = _run_submission(sub, spec, checks, mode, limits, profile, select, on_result,
+                              early)
     results = [_bounded(r) for r in run.pop("results")]
     if sub.kind == "kernel":
         _kernel_hints(results)
@@ -298,15 +304,57 @@ def _checks_for(sub: Submission, spec: Spec, select):
         raise GraderError(str(exc)) from None
 
 
-def _run_submission(sub, spec, checks, mode, limits, profile, select, on_result) -> dict:
-    """Import the submission in its worker and run the checks through the proxy."""
+def _launch_early(sub, spec, sandbox, limits):
+    """(scratch, proxy) with the worker already starting, so that Python, NumPy and the
+    submission's import run while this process loads the checks; None where the submission has
+    no module or anything on the way fails (the same step then fails again in its place, in the
+    order the caller's mistakes first, then isolation, then the sandbox)."""
+    if sub.module is None:
+        return None
     try:
+        mode, _ = choose_mode(sandbox)
         scratch = prepare(sub.files, sub.module, kernel=sub.kind == "kernel",
                           kernel_contract=spec.raw.get("kernels"))
-    except OSError as exc:
-        raise GraderError(f"{sub.name}: the grader could not prepare its scratch folder "
-                          f"({exc.strerror or type(exc).__name__})") from None
+    except (RuntimeError, OSError):
+        return None
     proxy = SubmissionProxy(scratch, limits, mode, contract_functions(spec))
+    try:
+        proxy.launch()
+    except SandboxError:
+        scratch.cleanup()
+        return None
+    except BaseException:
+        scratch.cleanup()
+        raise
+    return scratch, proxy
+
+
+def _discard(early) -> None:
+    """Stop an early worker that will not be used, and remove its scratch folder."""
+    if early is None:
+        return
+    scratch, proxy = early
+    try:
+        proxy.close()
+    except SandboxError as exc:
+        raise GraderError(f"the grader's sandbox failed ({exc})") from None
+    finally:
+        scratch.cleanup()
+
+
+def _run_submission(sub, spec, checks, mode, limits, profile, select, on_result,
+                    early=None) -> dict:
+    """Import the submission in its worker and run the checks through the proxy."""
+    if early is not None:
+        scratch, proxy = early
+    else:
+        try:
+            scratch = prepare(sub.files, sub.module, kernel=sub.kind == "kernel",
+                              kernel_contract=spec.raw.get("kernels"))
+        except OSError as exc:
+            raise GraderError(f"{sub.name}: the grader could not prepare its scratch folder "
+                              f"({exc.strerror or type(exc).__name__})") from None
+        proxy = SubmissionProxy(scratch, limits, mode, contract_functions(spec))
     run: dict = {}
     try:
         try:

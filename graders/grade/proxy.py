@@ -491,6 +491,7 @@ class SubmissionProxy:
         self._functions = list(functions)
         self._present: set[str] = set()
         self._worker: Worker | None = None
+        self._launched = False
         self.output = OutputBuffer(limits.keep_output_bytes)
         self._start_t = time.monotonic()
         self._check_t = self._start_t
@@ -502,6 +503,16 @@ class SubmissionProxy:
         self.budget_seconds = limits.total_timeout
 
     # ------------------------------------------------------------------ lifecycle
+    def launch(self) -> None:
+        """Start the worker now without waiting for it: Python, NumPy and the submission's
+        import run while the grader gets ready; :meth:`start` then waits for its first reply."""
+        if self._worker is None:
+            self._worker = self._new_worker()
+            self._launched = True
+
+    def _new_worker(self) -> Worker:
+        return Worker(self._scratch, self._limits, self._mode, self._functions, self.output)
+
     def start(self) -> Outcome:
         """Start a worker and import the submission (the first time: report what happened)."""
         try:
@@ -515,8 +526,11 @@ class SubmissionProxy:
         return Outcome(ok=True, functions=sorted(self._present))
 
     def _spawn(self, what: str) -> dict:
-        self._worker = Worker(self._scratch, self._limits, self._mode, self._functions,
-                              self.output)
+        if self._launched and self._worker is not None and self._worker.alive:
+            self._launched = False             # launched early: its import is under way
+        else:
+            self._launched = False
+            self._worker = self._new_worker()
         timeout = min(self._limits.startup_timeout, self._left("total"))
         header, _ = self._worker.exchange(None, max(timeout, 0.01), what)
         if "fault" in header:

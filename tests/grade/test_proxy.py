@@ -178,3 +178,29 @@ def burn(seconds):
         p.close()
         sc.cleanup()
     assert p.worker_cpu_s >= 0.6       # both workers' CPU time, each read before it stopped
+
+
+def test_a_worker_started_early_is_stopped_when_the_grade_cannot_go_on(monkeypatch, spec):
+    """grade() starts the worker before it loads the checks (the import overlaps); a caller's
+    mistake found after that (here a --select that matches nothing) stops it and removes the
+    scratch folder before the error is raised."""
+    import os
+
+    from graders.grade.grading import GraderError, grade, load_submission
+
+    from .conftest import CORRECT
+
+    started = []
+    real = px.SubmissionProxy.launch
+
+    def launch(self):
+        real(self)
+        started.append((self, self._worker.proc.pid, self._scratch.root))
+
+    monkeypatch.setattr(px.SubmissionProxy, "launch", launch)
+    with pytest.raises(GraderError, match="matches no check"):
+        grade(load_submission(CORRECT), spec, profile="dev", sandbox=SANDBOX, select=["NOPE-99"])
+    assert len(started) == 1
+    proxy, pid, root = started[0]
+    assert proxy._worker is None and not root.exists()
+    assert not os.path.exists(f"/proc/{pid}")          # stopped and reaped
