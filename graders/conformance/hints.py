@@ -9,6 +9,8 @@ WRAP_AROUND = ("Negative or too-large ids must raise IndexError: check the range
 SHIFTED_IDS = "Token id i selects row i: check for an off-by-one shift between ids and rows."
 NOT_INTEGER = "Token ids must be integers; check the dtype before indexing (floats and bools are a TypeError)."
 POSITION_ROWS = "Position t adds row t of the position table: x_t = token_table[id_t] + position_table[t]."
+POSITION_PER_ROW = ("Positions restart at 0 in every row of a batch: for ids of shape (B, T), "
+                    "x[b, t] = token_table[ids[b, t]] + position_table[t], whatever b is.")
 REPEATED_IDS = ("Repeated ids must accumulate their gradients (scatter-add); assigning with "
                 "grad[ids] = ... keeps only the last one.")
 BATCH_SUM = "The position gradient sums grad_out over the batch dimension, not the mean."

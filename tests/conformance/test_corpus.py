@@ -102,6 +102,9 @@ def test_the_correct_base_of_the_buggy_files_is_in_the_correct_corpus():
     ("integral_float_ids", Cause.WRONG_EXCEPTION, hints.NOT_INTEGER),
     ("init_reseeds", Cause.WRONG_VALUE, hints.INIT_RNG),
     ("embed_mutates_table", Cause.WRONG_VALUE, hints.MUTATION),
+    ("positions_not_restarting", Cause.WRONG_VALUE, hints.POSITION_PER_ROW),
+    ("init_std_002", Cause.WRONG_VALUE, hints.INIT_SCALE),
+    ("ids_modulo", Cause.WRONG_EXCEPTION, hints.WRAP_AROUND),
 ])
 def test_the_cause_and_hint_name_the_real_reason(name, cause, hint, verdicts):
     first = next(r for r in verdicts(name) if r.status != Status.PASSED)

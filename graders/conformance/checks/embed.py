@@ -41,6 +41,8 @@ def _position_hint(x, ids, tok, pos):
             return hints.POSITION_ROWS
         if t > 1 and np.array_equal(x, tok[ids] + pos[:t][::-1]):
             return hints.POSITION_ROWS
+        if ids.ndim == 2 and ids.shape[0] > 1 and _same_bits(x[0], tok[ids[0]] + pos[:t]):
+            return hints.POSITION_PER_ROW      # the first row right, a later one wrong
     return None
 
 
