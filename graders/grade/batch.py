@@ -250,19 +250,25 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
             continue
         todo.append(_payload(sub, spec, profile, limits, sandbox, select))
 
-    done = 0
+    done = over_budget = 0
     bar = ProgressBar(len(todo), progress)
 
     def on_done(payload, res):
-        nonlocal done, problems
+        nonlocal done, problems, over_budget
+        note = None
         if res.get("ok"):
             record(con, res["report"], spec_sha)
             done += 1
+            left = res["report"].get("not_run") or []
+            if left:
+                over_budget += 1
+                note = (f"used up its {limits.total_timeout:g} s budget: {len(left)} check(s) "
+                        f"not run ({', '.join(left[:5])}{', ...' if len(left) > 5 else ''})")
         else:
             sub = payload["submission"]
             record_problem(con, sub["name"], res.get("sha256"), spec_sha, res.get("message", ""))
             problems += 1
-        bar.advance(payload["submission"]["name"])
+        bar.advance(payload["submission"]["name"], note)
 
     start = time.monotonic()
     try:
@@ -289,8 +295,10 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
     con.close()
     graded_scores = [r["score"] for r in rows if r.get("score") is not None]
     mean = sum(graded_scores) / len(graded_scores) if graded_scores else 0.0
+    budget = (f"{over_budget} used up their time budget (checks not run, listed in their "
+              "reports); " if over_budget else "")
     return (f"graded {done}, skipped {skipped} already graded, {problems} problem(s); "
-            f"{len(graded_scores)} of {len(entries)} submissions have a grade, mean "
+            f"{budget}{len(graded_scores)} of {len(entries)} submissions have a grade, mean "
             f"{mean:.2f}; {time.monotonic() - start:.1f} s; gradebook {db}")
 
 
@@ -387,10 +395,14 @@ class ProgressBar:
             self.p.start()
             self.task = self.p.add_task("", total=total)
 
-    def advance(self, name: str) -> None:
+    def advance(self, name: str, note: str | None = None) -> None:
+        """One more submission done; a `note` (it used up its time budget) stays on screen
+        above the bar."""
         if self.p is not None:
             from .formats import inert
 
+            if note:
+                self.p.console.print(f"{inert(name)}: {note}", markup=False, highlight=False)
             self.p.update(self.task, advance=1, description=inert(name))
 
     def close(self) -> None:

@@ -2,6 +2,7 @@
 import csv
 import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -116,3 +117,21 @@ def test_a_pool_process_replays_draws_and_grades_as_a_fresh_process(tmp_path, sp
         alone = grade(sub, spec, profile="dev", limits=LIMITS, sandbox=SANDBOX, select=select)
         assert results(res["report"]) == results(alone), sub.name
     assert any(c["status"] == "failed" for c in got[2]["report"]["checks"])
+
+
+def test_a_submission_that_uses_up_its_budget_is_shown_in_the_progress_and_summary(
+        tmp_path, spec, capsys):
+    from tests.helpers import fast_limits
+
+    d = tmp_path / "subs"
+    d.mkdir()
+    shutil.copy(Path(__file__).parent / "hostile" / "slow_calls.py", d / "slow.py")
+    out = batch.run_batch(d, spec, jobs=1, db=tmp_path / "gb.sqlite", profile="dev",
+                          limits=fast_limits(call_timeout=1.5, total_timeout=4.0,
+                                             max_timeouts_per_function=3),
+                          select=["dot_product", "vector_norm", "similarity_by_direction"],
+                          progress=True, sandbox=SANDBOX)
+    shown = capsys.readouterr()
+    assert "1 used up their time budget" in out
+    line = [x for x in (shown.out + shown.err).splitlines() if x.startswith("slow.py: used up")]
+    assert line and "4 s budget" in line[0] and "not run (" in line[0]
