@@ -1,6 +1,7 @@
 """Speed of andrea_ref's embed / embed_backward against PyTorch's CPU embedding, side by side.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_reference.py [--quick]
+        [--rounds N] [--batches 8 32]
 
 Prints a markdown table: best (and median) time per call, ours/theirs, and bandwidth as a
 fraction of a plain memory copy (np.copyto of a buffer of the same size) timed in the same run.
@@ -85,7 +86,8 @@ def header() -> list[str]:
     lines.append("OPENBLAS_CORETYPE=" + str(os.environ.get("OPENBLAS_CORETYPE")) +
                  ", OPENBLAS_L2_SIZE=" + str(os.environ.get("OPENBLAS_L2_SIZE")))
     lines.append(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
-                 "(other busy processes on these 2 cores skew every row, torch's most)")
+                 "(other busy processes on these 2 cores skew every row, torch's most); "
+                 f"this process's nice value {os.nice(0)} (every candidate runs at it)")
     return lines
 
 
@@ -164,8 +166,15 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repeats (noisier)")
     ap.add_argument("--batches", type=int, nargs="+", default=[8, 32])
+    ap.add_argument("--rounds", type=int, default=None,
+                    help="rounds of interleaved calls (default 10, 4 with --quick); more rounds "
+                         "give a busy machine more chances of a quiet window for every row")
     args = ap.parse_args(argv)
     rounds, reps = (4, 2) if args.quick else (10, 2)
+    if args.rounds is not None:
+        if args.rounds < 1:
+            ap.error(f"--rounds must be at least 1, got {args.rounds}")
+        rounds = args.rounds
     rng = np.random.default_rng(0)
 
     print("\n".join(f"- {line}" for line in header()))
