@@ -14,8 +14,11 @@ monitor exits without reaping its init), so its CPU time is taken from the repor
 shared machine CPU time is the steadier of the two: wall time also counts waiting for a core.
 
 Batch: one correct submission copied N times with a distinct comment each (none is skipped as
-already graded), graded by `andrea-grade batch --jobs J`. Peak memory is the largest resident set
-of any single process (the batch's parent, a pool process or a worker), from getrusage.
+already graded), graded by `andrea-grade batch --jobs J`; with `--buggy K` every K-th copy is
+the bundled buggy submission instead (failing checks run in Hypothesis and shrink: see
+graders/conformance/replay.py). Peak memory: the largest resident set of any single process
+(getrusage), and per kind of process (the batch's parent, a pool process, a worker) sampled
+from /proc while the batch runs.
 """
 from __future__ import annotations
 
@@ -33,25 +36,36 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORRECT = ROOT / "examples" / "submissions" / "correct_student.py"
+BUGGY = ROOT / "examples" / "submissions" / "buggy_student.py"
 PY = sys.executable
 
 
-def run(cmd: list[str], ok_codes=(0,), worker_cpu: bool = False) -> tuple[float, float, float]:
+MEMORY: list[MemorySampler] = []
+
+
+def run(cmd: list[str], ok_codes=(0,), worker_cpu: bool = False,
+        sample_memory: bool = False) -> tuple[float, float, float]:
     """(wall s, CPU s of the command and its waited-for children, peak RSS MiB of any of them).
 
     `worker_cpu`: the command prints a JSON grade report; a bubblewrap worker's CPU time (which
-    no rusage counts) is added from its `worker_cpu_s`."""
+    no rusage counts) is added from its `worker_cpu_s`. `sample_memory`: the peak RSS of each
+    kind of process is sampled while it runs (MEMORY)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE if worker_cpu else
-                          subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE if worker_cpu else
+                            subprocess.DEVNULL, stderr=subprocess.PIPE)
+    sampler = MemorySampler(proc.pid) if sample_memory else None
+    stdout, stderr = proc.communicate()
     wall = time.perf_counter() - t
+    if sampler is not None:
+        sampler.stop()
+        MEMORY.append(sampler)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in ok_codes:
-        sys.exit(f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr.decode()[-2000:]}")
+        sys.exit(f"{' '.join(cmd)} exited {proc.returncode}:\n{stderr.decode()[-2000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if worker_cpu:
-        report = json.loads(proc.stdout)["report"]
+        report = json.loads(stdout)["report"]
         if report["isolation"]["mode"] == "bwrap":   # otherwise waited for, so counted above
             cpu += report.get("worker_cpu_s", 0.0)
     return wall, cpu, max(after.ru_maxrss, before.ru_maxrss) / 1024
@@ -80,22 +94,96 @@ def ratio(submission: Path, profile: str, pairs: int) -> None:
               f"{statistics.median(g) / statistics.median(c):.2f} (target <= 1.2)")
 
 
-def batch(n: int, jobs: int, profile: str, sandbox: str) -> None:
+class MemorySampler:
+    """Peak resident memory of a command's processes, by kind, sampled from /proc.
+
+    Every `every` seconds it walks the descendants of `root` and reads each one's VmHWM (the
+    kernel's own peak RSS of that process) and VmRSS. Kinds: the batch's parent, its pool
+    processes (graders), the grading workers (worker.py; bubblewrap's own processes are
+    counted with them: they are the worker's sandbox). `total` is the largest sum of VmRSS
+    of all of them at one sample: the batch's footprint.
+    """
+
+    def __init__(self, root: int, every: float = 0.2):
+        import threading
+
+        self.root, self.every = root, every
+        self.peak: dict[str, float] = {}
+        self.total = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self.sample()
+
+    def sample(self) -> None:
+        parents: dict[int, int] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat", "rb") as f:
+                        stat = f.read()
+                except OSError:
+                    continue
+                parents[int(entry)] = int(stat.rsplit(b")", 1)[1].split()[1])
+        tree, todo = {self.root}, [self.root]
+        while todo:
+            pid = todo.pop()
+            for child, parent in parents.items():
+                if parent == pid and child not in tree:
+                    tree.add(child)
+                    todo.append(child)
+        total = 0.0
+        for pid in tree:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = f.read()
+                with open(f"/proc/{pid}/status") as f:
+                    status = dict(line.split(":", 1) for line in f if ":" in line)
+            except OSError:
+                continue
+            if "VmHWM" not in status:
+                continue
+            kind = ("parent" if pid == self.root else "worker" if b"worker.py" in cmd
+                    or b"bwrap" in cmd else "grader" if b"multiprocessing" in cmd else "other")
+            hwm = int(status["VmHWM"].split()[0]) / 1024
+            total += int(status["VmRSS"].split()[0]) / 1024
+            self.peak[kind] = max(self.peak.get(kind, 0.0), hwm)
+        self.total = max(self.total, total)
+
+
+def batch(n: int, jobs: int, profile: str, sandbox: str, buggy: int = 0) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         subs = Path(tmp) / "subs"
         subs.mkdir()
         for i in range(n):
-            shutil.copy(CORRECT, subs / f"student{i:03d}.py")
+            source = BUGGY if buggy and i % buggy == buggy - 1 else CORRECT
+            shutil.copy(source, subs / f"student{i:03d}.py")
             with open(subs / f"student{i:03d}.py", "a") as f:
                 f.write(f"\n# student {i}\n")
         wall, cpu, peak = run([PY, "-m", "graders.grade.cli", "batch", str(subs), "--jobs",
                                str(jobs), "--profile", profile, "--sandbox", sandbox, "--db",
-                               str(Path(tmp) / "gb.sqlite"), "--no-progress"])
-    print(f"batch of {n} ({profile}, {jobs} jobs, sandbox {sandbox}): {wall:.1f} s wall, "
+                               str(Path(tmp) / "gb.sqlite"), "--no-progress"],
+                              sample_memory=True)
+    mix = f", every {buggy}th buggy" if buggy else ""
+    print(f"batch of {n} ({profile}, {jobs} jobs, sandbox {sandbox}{mix}): {wall:.1f} s wall, "
           f"{wall / n:.2f} s per submission, {cpu / n:.2f} s CPU per submission; 300 would take "
           f"about {wall / n * 300 / 60:.1f} min at this rate (target <= 8), or "
           f"{cpu / n * 300 / jobs / 60:.1f} min from the CPU time on {jobs} free cores; peak RSS "
           f"of one process {peak:.0f} MiB")
+    if MEMORY:
+        m = MEMORY[-1]
+        kinds = ", ".join(f"{k} {m.peak[k]:.0f} MiB" for k in ("parent", "grader", "worker")
+                          if k in m.peak)
+        print(f"  peak RSS by process (sampled every {m.every} s): {kinds}; all together at "
+              f"most {m.total:.0f} MiB; per job (a grader and its worker) about "
+              f"{m.peak.get('grader', 0) + m.peak.get('worker', 0):.0f} MiB")
     if sandbox != "none":
         print("  (CPU time: a worker that bubblewrap's init did not reap before it was killed is "
               "not counted; --sandbox none counts every worker)")
@@ -108,6 +196,8 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=3, help="grade/conform pairs (0: no ratio)")
     ap.add_argument("--profile", default="grading")
     ap.add_argument("--submission", type=Path, default=CORRECT)
+    ap.add_argument("--buggy", type=int, default=0, metavar="K",
+                    help="every K-th submission of the batch is the buggy example (0: none)")
     ap.add_argument("--sandbox", default="auto", help="passed to the batch (none: count the "
                     "workers' CPU time too)")
     args = ap.parse_args()
@@ -117,7 +207,7 @@ def main() -> int:
     if args.pairs:
         ratio(args.submission.resolve(), args.profile, args.pairs)
     if args.n:
-        batch(args.n, args.jobs, args.profile, args.sandbox)
+        batch(args.n, args.jobs, args.profile, args.sandbox, args.buggy)
     print(f"- load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
