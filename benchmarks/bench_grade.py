@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_grade.py                    # ratio (3 pairs) + batch of 50, 2 jobs
     .venv/bin/python benchmarks/bench_grade.py --pairs 5 --n 0    # the ratio only
     .venv/bin/python benchmarks/bench_grade.py --pairs 0 --n 300  # the batch only
+    .venv/bin/python benchmarks/bench_grade.py --pairs 0 --n 0 --steady 4 --sandbox none
 
 Ratio: `andrea-grade FILE` (checks in the grader, the submission in a sandboxed worker) against
 `andrea-conform FILE` (the same checks and examples, the submission imported in-process), run
@@ -12,6 +13,10 @@ with best and median. A worker under bubblewrap is never waited for by the grade
 monitor exits without reaping its init), so its CPU time is taken from the report's
 `worker_cpu_s` (read by the grader from /proc before it stops the worker) and added. On a
 shared machine CPU time is the steadier of the two: wall time also counts waiting for a core.
+
+Steady: one process grades the correct example 2R times, as a batch's pool process does, with
+the replay of kept draws off and on alternating (graders/conformance/replay.py); CPU time of
+the grader and of its worker per grade.
 
 Batch: one correct submission copied N times with a distinct comment each (none is skipped as
 already graded), graded by `andrea-grade batch --jobs J`; with `--buggy K` every K-th copy is
@@ -189,6 +194,41 @@ def batch(n: int, jobs: int, profile: str, sandbox: str, buggy: int = 0) -> None
               "not counted; --sandbox none counts every worker)")
 
 
+def steady(rounds: int, profile: str, sandbox: str) -> None:
+    """One process grades the correct example again and again, as a batch's pool process does,
+    alternating replay off and on (graders/conformance/replay.py): CPU time per grade of the
+    grader process and of its worker, side by side in one run."""
+    from graders.conformance import replay
+    from graders.grade.grading import grade, load_submission
+    from spec import load_spec
+
+    spec, sub = load_spec(), load_submission(CORRECT)
+
+    def one() -> tuple[float, float]:
+        a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        report = grade(sub, spec, profile=profile, sandbox=sandbox)
+        c, d = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        assert report["score"] == report["max_score"], report["score"]
+        return (c.ru_utime + c.ru_stime - a.ru_utime - a.ru_stime,
+                d.ru_utime + d.ru_stime - b.ru_utime - b.ru_stime)
+
+    one()                       # imports, caches of the checks (KS critical values)
+    replay.enable()
+    one()                       # keeps the draws
+    rows = {"hypothesis": [], "replayed": []}
+    for i in range(rounds):
+        for name in (("hypothesis", "replayed") if i % 2 == 0 else ("replayed", "hypothesis")):
+            replay.enable(name == "replayed")
+            rows[name].append(one())
+    for name, r in rows.items():
+        g = [x[0] for x in r]
+        w = [x[1] for x in r]
+        print(f"one process, {profile}, sandbox {sandbox}, draws {name}: grader CPU best "
+              f"{min(g):.2f} s (median {statistics.median(g):.2f}), worker CPU best {min(w):.2f} s "
+              f"(median {statistics.median(w):.2f}), per grade over {len(r)} grades")
+    print(f"  kept: {len(replay.KEPT)} properties, {replay.KEPT.bytes / 2**20:.1f} MiB")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=50, help="batch size (0: no batch)")
@@ -196,6 +236,9 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=3, help="grade/conform pairs (0: no ratio)")
     ap.add_argument("--profile", default="grading")
     ap.add_argument("--submission", type=Path, default=CORRECT)
+    ap.add_argument("--steady", type=int, default=0, metavar="R",
+                    help="grades of the correct example in this process, replay off and on "
+                    "alternating, R of each (0: none); --sandbox none counts the worker's CPU")
     ap.add_argument("--buggy", type=int, default=0, metavar="K",
                     help="every K-th submission of the batch is the buggy example (0: none)")
     ap.add_argument("--sandbox", default="auto", help="passed to the batch (none: count the "
@@ -206,6 +249,8 @@ def main() -> int:
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.pairs:
         ratio(args.submission.resolve(), args.profile, args.pairs)
+    if args.steady:
+        steady(args.steady, args.profile, args.sandbox)
     if args.n:
         batch(args.n, args.jobs, args.profile, args.sandbox, args.buggy)
     print(f"- load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
