@@ -178,6 +178,11 @@ def _where(line) -> str:
 def _exec_source(source: Source, path: Path):
     digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]
     name = f"andrea_impl_{path.stem}_{digest}"
+    # Helper modules beside the submission import as in the grader's worker, whose path starts
+    # with the submission's folder (kept: a function may import its helper when called).
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
     if not source.notebook:
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)

@@ -170,8 +170,9 @@ def test_a_package_folder_is_graded_through_its_init(tmp_path):
 
 def test_layouts_students_hand_in_are_read_alike_by_grader_and_self_check(tmp_path):
     """A folder zipped inside the folder (hw3/..., with macOS's __MACOSX beside it), the
-    student's own test file beside the module, and a module in the encoding its coding line
-    declares: the grader and the self-check find the same module, and import it."""
+    student's own test file beside the module, a helper module beside it, and a module in the
+    encoding its coding line declares: the grader and the self-check find the same module, and
+    import it."""
     from graders.conformance.runner import load_impl
     from graders.conformance.sources import submission_root
 
@@ -187,10 +188,18 @@ def test_layouts_students_hand_in_are_read_alike_by_grader_and_self_check(tmp_pa
     (beside / "test_my_embedding.py").write_text("import pytest\nfrom my_embedding import *\n",
                                                  encoding="utf-8")
     (beside / "conftest.py").write_text("", encoding="utf-8")
+    helped = tmp_path / "helped"
+    helped.mkdir()
+    cut = body.index("def dot(")
+    (helped / "vecmath_helpers.py").write_text("import numpy as np\n\n" + body[cut:],
+                                               encoding="utf-8")
+    (helped / "solution.py").write_text(
+        body[:cut] + "\nfrom vecmath_helpers import cosine_similarity, dot, norm\n",
+        encoding="utf-8")
     latin = tmp_path / "latin.py"
     latin.write_bytes(("# -*- coding: latin-1 -*-\n# opgave: café\n" + body).encode("latin-1"))
     for path, module in ((nested, "my_embedding.py"), (beside, "my_embedding.py"),
-                         (latin, "latin.py")):
+                         (helped, "solution.py"), (latin, "latin.py")):
         assert load_submission(path).module == module, path
         assert callable(load_impl(path, submission_rules=True).lookup), path
     assert submission_root(["a/x.py", "b/y.py"]) == ""                 # ambiguous: not guessed

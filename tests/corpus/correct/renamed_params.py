@@ -1,0 +1,92 @@
+"""Correct, with its own parameter names (W, idx, wte, wpe, dout, generator, a, b, ...): the contract fixes the order of the arguments, not their names."""
+import numpy as np
+
+
+def _size(value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError("sizes must be integers")
+    if value < 1:
+        raise ValueError("sizes must be at least 1")
+    return int(value)
+
+
+def token_embedding_params(V, D):
+    return _size(V) * _size(D)
+
+
+def position_embedding_params(T, D):
+    return _size(T) * _size(D)
+
+
+def embedding_params(V, T, D):
+    return (_size(V) + _size(T)) * _size(D)
+
+
+def init_table(n, d, generator):
+    rng = generator
+    shape = (_size(n), _size(d))
+    return (rng.standard_normal(shape) / np.sqrt(shape[1])).astype(np.float32)
+
+
+def _ids(token_ids, rows):
+    ids = np.asarray(token_ids)
+    if ids.dtype == np.bool_ or not np.issubdtype(ids.dtype, np.integer):
+        raise TypeError("token ids must be integers")
+    if ids.size and (ids.min() < 0 or ids.max() >= rows):
+        raise IndexError("token id out of range")
+    return ids
+
+
+def lookup(W, idx):
+    return W[_ids(idx, W.shape[0])]
+
+
+def _sequence(ids, context):
+    if ids.ndim not in (1, 2):
+        raise ValueError("token ids must be (T,) or (B, T)")
+    if ids.shape[-1] > context:
+        raise ValueError("sequence longer than the context")
+    return ids.shape[-1]
+
+
+def embed(idx, wte, wpe):
+    token_ids, token_table, position_table = idx, wte, wpe
+    if token_table.shape[1] != position_table.shape[1]:
+        raise ValueError("d_model differs between the tables")
+    ids = _ids(token_ids, token_table.shape[0])
+    t = _sequence(ids, position_table.shape[0])
+    return token_table[ids] + position_table[:t]
+
+
+def embed_backward(idx, dout, V, T_max):
+    token_ids, grad_out, vocab_size, context_length = idx, dout, V, T_max
+    ids = _ids(token_ids, vocab_size)
+    t = _sequence(ids, context_length)
+    if grad_out.ndim != ids.ndim + 1 or grad_out.shape[:-1] != ids.shape:
+        raise ValueError("grad_out must have shape token_ids.shape + (d_model,)")
+    d = grad_out.shape[-1]
+    g_tok = np.zeros((vocab_size, d), dtype=np.float32)
+    np.add.at(g_tok, ids.reshape(-1), grad_out.reshape(-1, d))
+    g_pos = np.zeros((context_length, d), dtype=np.float32)
+    g_pos[:t] = grad_out.reshape(-1, t, d).sum(axis=0)
+    return g_tok, g_pos
+
+
+def dot(a, b):
+    if len(a) != len(b):
+        raise ValueError("vectors of different length")
+    return float(np.dot(a, b))
+
+
+def norm(x):
+    return float(np.sqrt(np.dot(x, x)))
+
+
+def cosine_similarity(a, b):
+    u, v = a, b
+    if len(u) != len(v):
+        raise ValueError("vectors of different length")
+    nu, nv = np.sqrt(np.dot(u, u)), np.sqrt(np.dot(v, v))
+    if nu == 0 or nv == 0:
+        raise ValueError("the cosine of a zero vector is undefined")
+    return float(np.dot(u, v) / (nu * nv))
