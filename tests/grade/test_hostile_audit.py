@@ -16,7 +16,7 @@ from .conftest import grade_path, leftovers, needs_bwrap
 from tests.helpers import fast_limits
 
 HERE = Path(__file__).resolve().parent / "hostile_audit"
-LIMITS = fast_limits(call_timeout=2.0, startup_timeout=8.0)
+LIMITS = fast_limits(call_timeout=1.5, startup_timeout=8.0)
 INTERNALS = ("worker.py", "Traceback", "/sandbox/runtime", "chan.send")
 
 
