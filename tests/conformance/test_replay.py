@@ -161,6 +161,54 @@ def test_a_property_that_draws_after_an_answer_is_never_replayed(replaying):
     assert len(replaying) == 0 and replaying.hits == 0 and replaying.misses == 2
 
 
+def test_kept_values_are_copies_taken_before_the_body_runs(replaying):
+    """A body (or what it hands on) that changes its drawn arrays in place changes neither
+    what is kept nor what the next run gets."""
+    from graders.conformance import strategies as S
+
+    def run(seen):
+        with use_profile("dev"), replay.check_scope("mutating body", None):
+            @replay.given(data=st.data(), t=st.integers(0, 9).map(lambda k: np.full(3, k)))
+            def prop(data, t):
+                big = data.draw(st.integers(0, 3).map(lambda s: S.table(s, 600, 512)), label="big")
+                seen.append((t.copy(), big.copy()))
+                t += 100                       # in place, after the draw
+                big[:] = 0
+
+            prop()
+
+    first, second = [], []
+    run(first)
+    run(second)
+    assert replaying.hits == 1 and len(first) == len(second) > 0
+    assert replaying.bytes < 2**20      # the large tables were kept as their recipes
+    for (a, b), (c, d) in zip(first, second):
+        assert np.array_equal(a, c) and np.array_equal(b, d) and b.any()
+
+
+def test_a_table_changed_after_it_was_built_is_kept_as_bytes(replaying):
+    from graders.conformance import strategies as S
+
+    def changed(seed):
+        t = S.table(seed, 600, 512)
+        t[0, 0] = 42.0                  # no longer what its recipe builds
+        return t
+
+    def run(seen):
+        with use_profile("dev"), replay.check_scope("changed table", None):
+            @replay.given(t=st.integers(0, 3).map(changed))
+            def prop(t):
+                seen.append(t.copy())
+
+            prop()
+
+    first, second = [], []
+    run(first)
+    run(second)
+    assert replaying.hits == 1 and replaying.bytes >= 600 * 512 * 4
+    assert all(np.array_equal(a, b) and a[0, 0] == 42.0 for a, b in zip(first, second))
+
+
 def test_a_property_that_draws_too_much_is_not_kept(andrea_spec, replaying, monkeypatch):
     monkeypatch.setattr(replay, "PROPERTY_BYTES", 4096)
     impl = load_impl(BASE)
