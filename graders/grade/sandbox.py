@@ -487,21 +487,26 @@ def cpu_seconds(pid: int) -> float:
 
     Read from /proc while they run: bubblewrap's monitor exits without waiting for its init,
     so a sandboxed worker's CPU time never reaches the grader's rusage."""
-    procs = list(_processes())
+    stats: dict[int, list[str]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    stats[int(entry)] = f.read().decode("ascii", "replace").rsplit(")", 1)[1].split()
+            except OSError:
+                pass
     tree, grew = {pid}, True
     while grew:
         grew = False
-        for p in procs:
-            if p.ppid in tree and p.pid not in tree:
-                tree.add(p.pid)
+        for q, fields in stats.items():
+            if q not in tree and len(fields) > 14 and fields[1].isdigit() and int(fields[1]) in tree:
+                tree.add(q)
                 grew = True
     ticks = 0
     for q in tree:
         try:
-            with open(f"/proc/{q}/stat", "rb") as f:
-                fields = f.read().decode("ascii", "replace").rsplit(")", 1)[1].split()
-            ticks += sum(int(x) for x in fields[11:15])   # utime stime cutime cstime
-        except (OSError, ValueError, IndexError):
+            ticks += sum(int(x) for x in stats[q][11:15])   # utime stime cutime cstime
+        except (KeyError, ValueError):
             pass
     return ticks / os.sysconf("SC_CLK_TCK")
 
