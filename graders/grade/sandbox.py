@@ -319,7 +319,12 @@ def _bwrap_prefix(exe: str, dirs: dict, site: list[tuple[Path, str]], *, disk_by
             cmd += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             cmd += ["--ro-bind", top, top]
-    for etc in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime"):
+    # /etc/fonts: the system's font configuration (matplotlib's fontconfig prints an error into
+    # the submission's output without it, which the student would read as theirs); /etc is
+    # made searchable for the worker's own uid (bubblewrap would create it 0700)
+    cmd += ["--perms", "0755", "--dir", "/etc"]
+    for etc in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
+                "/etc/fonts"):
         cmd += ["--ro-bind-try", etc, etc]
     _, prefix = _python()
     if not prefix.startswith("/usr/"):
