@@ -179,10 +179,16 @@ class ArenaView:
     and, for each call, a copy-on-write mapping of one region (the call's fresh copy: pages are
     copied only when the call writes them)."""
 
+    #: At most this many copy-on-write maps alive at once (each holds a duplicate of the arena's
+    #: fd, and the worker may open 64 files in all): a submission that keeps more of its
+    #: arguments gets plain copies beyond that.
+    MAX_LIVE_MAPS = 8
+
     def __init__(self, fd: int, size: int):
         self.fd, self.size = fd, size
         self.shared = mmap.mmap(fd, size, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
         self.offsets: dict[int, int] = {}    # key -> offset of its region
+        self._live: list = []                # weak references to the live copy-on-write maps
 
     def __len__(self) -> int:
         return self.size
@@ -192,13 +198,23 @@ class ArenaView:
         return np.frombuffer(self.shared, dtype=dt, count=math.prod(shape),
                              offset=offset).reshape(shape)   # read-only: mapped so
 
-    def fresh(self, key: int, dt: np.dtype, shape, cow: list | None = None) -> np.ndarray:
-        """A writable copy-on-write array of what `key` holds; its mapping is appended to `cow`.
-        Unwritten pages show the arena region: :func:`detach` makes them private if the
-        submission keeps the array after its call."""
+    def fresh(self, key: int, dt: np.dtype, shape, cow: list | None = None):
+        """A writable copy-on-write array of what `key` holds (None where no map can be made:
+        the caller copies); its mapping is appended to `cow`. Unwritten pages show the arena
+        region: :func:`detach` makes them private if the submission keeps the array after its
+        call."""
+        import weakref
+
+        self._live = [r for r in self._live if r() is not None]
+        if len(self._live) >= self.MAX_LIVE_MAPS:
+            return None
         n = math.prod(shape) * dt.itemsize
-        private = mmap.mmap(self.fd, n, flags=mmap.MAP_PRIVATE,
-                            prot=mmap.PROT_READ | mmap.PROT_WRITE, offset=self.offsets[key])
+        try:
+            private = mmap.mmap(self.fd, n, flags=mmap.MAP_PRIVATE,
+                                prot=mmap.PROT_READ | mmap.PROT_WRITE, offset=self.offsets[key])
+        except OSError:   # out of file descriptors or address space: a copy
+            return None
+        self._live.append(weakref.ref(private))
         if cow is not None:
             cow.append(private)
         return np.frombuffer(private, dtype=dt, count=math.prod(shape)).reshape(shape)
@@ -408,9 +424,10 @@ class _Decoder:
     def _fresh(self, key: int, private: np.ndarray) -> np.ndarray:
         """A fresh, writable copy of a kept array for one call (remembered with its source): a
         copy-on-write map of its arena region, else a copy."""
+        arr = None
         if self.arena is not None and key in self.arena.offsets:
             arr = self.arena.fresh(key, private.dtype, private.shape, self.cow)
-        else:
+        if arr is None:
             arr = private.copy()
         if self.pristine is not None:
             self.pristine[id(arr)] = private

@@ -313,3 +313,28 @@ def test_an_argument_the_submission_keeps_never_changes_when_its_region_is_reuse
     finally:
         p.close()
         sc.cleanup()
+
+
+def test_a_submission_that_keeps_many_arguments_gets_copies_not_file_descriptors():
+    """Each copy-on-write map holds a file descriptor: past ArenaView.MAX_LIVE_MAPS kept ones a
+    call gets a plain copy, so keeping its arguments never runs a worker out of files."""
+    sc = prepare({"m.py": KEEPS + b'''
+import os
+
+def open_files():
+    return len(os.listdir("/proc/self/fd"))
+'''}, "m.py")
+    p = px.SubmissionProxy(sc, fast_limits(), choose_mode(SANDBOX)[0],
+                           ["keep", "kept_sums", "open_files"])
+    try:
+        assert p.start().ok
+        a = np.full(200_000, 3.0)                    # 1.6 MB: kept
+        base = p.open_files()
+        for _ in range(60):                          # more than the 64 files a worker may open
+            assert p.keep(a) == 600_000.0
+        assert p.kept_sums() == [600_000.0] * 60
+        if p._worker.keeper.arena is not None:
+            assert p.open_files() <= base + P.ArenaView.MAX_LIVE_MAPS
+    finally:
+        p.close()
+        sc.cleanup()
