@@ -136,9 +136,9 @@ def embed(token_ids, token_table: np.ndarray, position_table: np.ndarray, *,
           out: np.ndarray | None = None) -> np.ndarray:
     """Token rows plus position rows: (T,) or (B, T) ids -> (..., T, d_model).
 
-    `out`, if given, is a C-contiguous array of the result's shape and dtype to write into
-    (as with NumPy's ufuncs): a training loop can reuse one buffer instead of faulting in a
-    fresh 100 MB output per batch.
+    `out`, if given, is a writeable C-contiguous array of the result's shape and dtype to
+    write into (as with NumPy's ufuncs): a training loop can reuse one buffer instead of
+    faulting in a fresh 100 MB output per batch.
     """
     ids, token_table, position_table, _, out = validate.embed_args(
         token_ids, token_table, position_table, out)

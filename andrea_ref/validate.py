@@ -82,7 +82,7 @@ def same_length(u: np.ndarray, v: np.ndarray) -> None:
 def embed_args(ids, token_table, position_table, out=None):
     """Arguments of embed: (ids, token_table, position_table, T, out), checked.
 
-    `out` is None or a C-contiguous array of the result's shape and dtype to write into.
+    `out` is None or a writeable C-contiguous array of the result's shape and dtype.
     """
     token_table = table("token_table", token_table)
     position_table = table("position_table", position_table)
@@ -96,8 +96,10 @@ def embed_args(ids, token_table, position_table, out=None):
     t = sequence(ids, position_table.shape[0])
     shape = ids.shape + token_table.shape[1:]
     if out is not None and (not isinstance(out, np.ndarray) or out.shape != shape
-                            or out.dtype != token_table.dtype or not out.flags.c_contiguous):
-        raise ValueError(f"out must be a C-contiguous {token_table.dtype} array of shape {shape}")
+                            or out.dtype != token_table.dtype or not out.flags.c_contiguous
+                            or not out.flags.writeable):
+        raise ValueError(f"out must be a writeable C-contiguous {token_table.dtype} array of "
+                         f"shape {shape}")
     return ids, token_table, position_table, t, out
 
 

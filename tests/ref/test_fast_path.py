@@ -176,6 +176,8 @@ def _outcome(call):
 
 _TOK = np.zeros((5, 3), np.float32)
 _POS = np.zeros((4, 3), np.float32)
+_READ_ONLY_OUT = np.zeros((2, 3), np.float32)
+_READ_ONLY_OUT.flags.writeable = False
 
 
 @pytest.mark.parametrize("args", [
@@ -187,6 +189,7 @@ _POS = np.zeros((4, 3), np.float32)
     ("embed", ([0, 1], _TOK, _POS), {"out": np.empty((2, 3), np.float64)}),
     ("embed", ([0, 1], _TOK, _POS), {"out": np.empty((3, 2), np.float32).T}),
     ("embed", ([0, 1], _TOK, _POS), {"out": [[0.0] * 3] * 2}),
+    ("embed", ([0, 1], _TOK, _POS), {"out": _READ_ONLY_OUT}),
     ("lookup", (_TOK, [7])), ("lookup", (_TOK, ["a"])), ("lookup", ([1.0, 2.0], [0])),
     ("embed_backward", ([0, 1], np.zeros((2, 3), np.float32), 5, 1)),
     ("embed_backward", ([0, 1], np.zeros((2, 2, 3), np.float32), 5, 4)),
@@ -212,12 +215,19 @@ def test_inputs_the_loops_do_not_cover_go_to_the_reference():
     frozen = [a.copy() for a in (tok, pos, grad)]
     for a in frozen:
         a.flags.writeable = False
-    cases = [  # float16, big-endian, strided tables, Fortran order; read-only (compiled)
+    def unaligned(a):  # a copy starting one byte into a buffer (compiled, as unaligned data)
+        out = np.frombuffer(bytearray(a.nbytes + 1), dtype=a.dtype, offset=1).reshape(a.shape)
+        out[...] = a
+        return out
+
+    cases = [  # float16, big-endian, strided tables, Fortran order; read-only and unaligned
+        # arrays go through the compiled loops
         (ids, tok.astype(np.float16), pos.astype(np.float16), grad.astype(np.float16)),
         (ids, tok.astype(">f4"), pos.astype(">f4"), grad.astype(">f8")),
         (ids, np.repeat(tok, 2, axis=1)[:, ::2], pos, grad[:, :, ::-1]),
         (ids, tok, np.asfortranarray(pos), np.asfortranarray(grad)),
         (ids, *frozen),
+        (ids, unaligned(tok), pos, unaligned(grad)),
     ]
     for ids_, tok_, pos_, grad_ in cases:
         assert same_bits(fast.embed(ids_, tok_, pos_), plain.embed(ids_, tok_, pos_))

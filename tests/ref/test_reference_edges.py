@@ -24,7 +24,10 @@ def test_embed_out_buffer_is_used_and_checked():
     buf = np.empty((2, 3, 4), np.float32)
     assert ref.embed(ids, tok, pos, out=buf) is buf
     np.testing.assert_array_equal(buf, tok[ids] + pos)
-    for bad in (np.empty((2, 3, 5), np.float32), np.empty((2, 3, 4)), np.empty((4, 3, 2), np.float32).T):
+    frozen = np.empty((2, 3, 4), np.float32)
+    frozen.flags.writeable = False
+    for bad in (np.empty((2, 3, 5), np.float32), np.empty((2, 3, 4)),
+                np.empty((4, 3, 2), np.float32).T, frozen):
         with pytest.raises(ValueError, match="out must be"):
             ref.embed(ids, tok, pos, out=bad)
 
