@@ -30,7 +30,7 @@ from .faults import ImplementationFault
 from .outcome import Cause, FaultKind, Status
 from .profiles import DEFAULT_PROFILE, use_profile
 from .sources import (NOTEBOOK_SUFFIX, Source, SourceError, choose_entry, forbidden_imports,
-                      read_source, submission_root)
+                      kit_names_taken, read_source, submission_root)
 from .registry import Check, ConformanceError, all_checks, select as select_checks
 
 PASSED, FAILED, ERROR, SKIPPED, NOT_RUN = (Status.PASSED, Status.FAILED, Status.ERROR,
@@ -134,6 +134,15 @@ def load_impl(target: str | Path, *, submission_rules: bool = False):
                 init_text = (init.read_text(encoding="utf-8", errors="replace")
                              if init.is_file() else None)
                 entry, why, cands = choose_entry(names, init_text)
+                taken = kit_names_taken(
+                    [p.relative_to(path).as_posix() for p in path.iterdir()], entry,
+                    [p.read_text(encoding="utf-8", errors="replace")
+                     for p in path.glob("*.py")] if submission_rules else [])
+                if entry is not None and taken and submission_rules:
+                    raise ImplementationLoadError(
+                        f"{target}: {', '.join(f for f, _ in taken)} has the name of one of "
+                        f"the grader's own packages ({', '.join(p for _, p in taken)}); rename "
+                        "it, and its imports")
                 if entry is None:
                     raise ImplementationLoadError(
                         f"{target}: no Python module or notebook in this folder"

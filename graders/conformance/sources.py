@@ -240,6 +240,21 @@ def submission_root(names: list[str]) -> str:
         prefix += holding.pop() + "/"
 
 
+def kit_names_taken(names: list[str], entry: str | None,
+                    texts: list[str]) -> list[tuple[str, str]]:
+    """(file, package) for each top-level module or folder of a submission, other than its
+    entry, named like one of the kit's packages or the test tooling (``spec.py``, ``graders/``)
+    and imported by one of its modules (`texts`): that import would be refused as importing the
+    kit, so the grader and the self-check both ask for the file to be renamed."""
+    imported = {n.split(".", 1)[0] for t in texts for n in forbidden_imports(t)}
+    out = []
+    for r in sorted({n.split("/", 1)[0] + ("/" if "/" in n else "") for n in names}):
+        stem = r[:-1] if r.endswith("/") else r[:-3] if r.endswith(".py") else None
+        if stem in FORBIDDEN_PACKAGES and stem in imported and r != entry:
+            out.append((r, stem))
+    return out
+
+
 def choose_entry(names: list[str], init_text: str | None = None
                  ) -> tuple[str | None, str | None, list[str]]:
     """Which top-level file of a folder is the submission: (name, None, []) or (None, why, names).

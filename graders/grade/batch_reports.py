@@ -41,6 +41,8 @@ def problem_of(report: dict | None, grader_message: str | None = None) -> str:
             return "several modules"
         if imp.get("problem") == M.NOT_A_NOTEBOOK:
             return "not a notebook"
+        if imp.get("problem") == M.KIT_NAME:
+            return "module named like the grader's"
         kind = imp.get("kind") or "import"
         err = imp.get("error") or {}
         if kind == "import":

@@ -24,7 +24,7 @@ from graders.conformance.registry import (RegistryError, SelectionError, all_che
                                           select as select_checks)
 from graders.conformance.runner import CheckResult, load_impl, not_run, run_check, run_checks
 from graders.conformance.sources import (NOTEBOOK_SUFFIX, SourceError, choose_entry,
-                                         notebook_source, submission_root)
+                                         kit_names_taken, notebook_source, submission_root)
 from spec import Spec
 
 from . import messages as M
@@ -122,6 +122,12 @@ def load_submission(path: str | Path) -> Submission:
     init = files.get("__init__.py")
     entry, why, names = choose_entry(
         list(files), None if init is None else init.decode("utf-8", "replace"))
+    taken = kit_names_taken(list(files), entry, [
+        data.decode("utf-8", "replace") for r, data in files.items() if r.endswith(".py")])
+    if entry is not None and taken:
+        return Submission(name, files, None, problem=M.KIT_NAME, digest=digest,
+                          problem_fields={"names": ", ".join(f for f, _ in taken),
+                                          "package": ", ".join(p for _, p in taken)})
     if entry is not None and entry.endswith(NOTEBOOK_SUFFIX):
         return _notebook_submission(name, files, entry, files[entry], digest)
     if entry is not None:

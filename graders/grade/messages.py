@@ -52,6 +52,8 @@ NOTEBOOK_DROPPED = ("Cell {cell}, line {line}: “{text}” was left out: it onl
 AUTOGRADER_FAILED = ("The autograder could not grade this submission; this is not a verdict on "
                      "your work. Please tell the course staff.")
 MANY_MODULES = "The submission has several Python modules ({names}); put one module in the folder or name it submission.py."
+KIT_NAME = ("{names} in the submission has the name of one of the grader's own packages ({package}); "
+            "rename it, and its imports.")
 
 # --- what a fault was (proxy.py fills in the call and the numbers; the runner shows it as the
 # {detail} of "{function}() could not answer: {detail}")

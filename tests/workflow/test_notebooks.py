@@ -209,3 +209,27 @@ def test_layouts_students_hand_in_are_read_alike_by_grader_and_self_check(tmp_pa
     for name in ("a.py", "b.py", "test_a.py"):
         (two / name).write_text(body, encoding="utf-8")
     assert load_submission(two).problem is not None                      # still ambiguous
+
+
+def test_a_helper_named_like_a_package_of_the_grader_is_named_as_the_reason(tmp_path):
+    """A student's own spec.py, imported by their module, would be refused as importing the
+    kit: the grader and the self-check both say to rename it (not "imports spec, which is not
+    allowed"); a spec.py nobody imports changes nothing."""
+    from graders.conformance.runner import ImplementationLoadError, load_impl
+    from graders.grade import messages as M
+    from graders.grade.batch_reports import problem_of
+
+    body = CORRECT.read_text(encoding="utf-8")
+    folder = tmp_path / "hw"
+    folder.mkdir()
+    (folder / "spec.py").write_text("D_MODEL = 768\n", encoding="utf-8")
+    (folder / "solution.py").write_text("import spec\n" + body, encoding="utf-8")
+    sub = load_submission(folder)
+    assert sub.problem == M.KIT_NAME and sub.problem_fields["names"] == "spec.py"
+    assert problem_of({"import": {"ok": False, "problem": sub.problem}}) != "forbidden import"
+    with pytest.raises(ImplementationLoadError, match=r"spec\.py has the name of one of the "
+                       r"grader's own packages \(spec\); rename it"):
+        load_impl(folder, submission_rules=True)
+    (folder / "solution.py").write_text(body, encoding="utf-8")
+    assert load_submission(folder).problem is None
+    assert callable(load_impl(folder, submission_rules=True).lookup)
