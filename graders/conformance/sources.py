@@ -261,15 +261,15 @@ def choose_entry(names: list[str], init_text: str | None = None
 
     `names` are the folder's files (relative paths); `init_text` is the text of its top-level
     ``__init__.py``, if it has one. Rules, the same for the self-check and the grader: a
-    package (an ``__init__.py`` with code in it, typically re-exporting its modules' functions)
-    is imported as a package, else a module named like PREFERRED_NAMES, else the one notebook
+    package (an ``__init__.py`` that re-exports its modules' functions with relative imports,
+    or defines functions) is imported as a package, else a module named like PREFERRED_NAMES, else the one notebook
     (other modules are its helpers), else the one module; the student's own test files
     (``test_*.py``, ``*_test.py``, ``conftest.py``) and ``setup.py`` are not counted when
     another module is there.
     `why` is "none" (nothing to grade) or "many" (ambiguous; the candidates are returned).
     """
     top = [r for r in names if "/" not in r]
-    if "__init__.py" in top and init_text is not None and _has_code(init_text):
+    if "__init__.py" in top and init_text is not None and _is_package_face(init_text):
         return "__init__.py", None, []
     py = sorted(r for r in top if r.endswith(".py") and r != "__init__.py")
     nbs = sorted(r for r in top if r.endswith(NOTEBOOK_SUFFIX))
@@ -288,18 +288,17 @@ def choose_entry(names: list[str], init_text: str | None = None
     return None, "none", []
 
 
-def _has_code(text: str) -> bool:
-    """Whether a module's text has a statement other than its docstring (an ``__init__.py``
-    that only marks a folder as a package does not make the folder a package submission).
-    Text that does not parse has code (its error is reported when it is imported)."""
+def _is_package_face(text: str) -> bool:
+    """Whether an ``__init__.py`` is the face of a package submission: it imports from its own
+    modules (``from .layer import lookup``) or defines functions itself. One that only marks a
+    folder as a package, or sets ``__version__``, leaves the other rules to choose. Text that
+    does not parse is taken as the face (its error is reported when it is imported)."""
     try:
-        body = ast.parse(text).body
+        tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return bool(text.strip())
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        body = body[1:]
-    return bool(body)
+    return any((isinstance(n, ast.ImportFrom) and n.level > 0)
+               or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in tree.body)
 
 
 def forbidden_imports(text: str) -> list[str]:

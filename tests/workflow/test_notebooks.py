@@ -150,8 +150,9 @@ def test_display_works_as_in_jupyter_and_maps_to_no_cell():
 
 
 def test_a_package_folder_is_graded_through_its_init(tmp_path):
-    """A folder whose __init__.py has code is a package (its functions re-exported from its
-    modules); an __init__.py that only marks a folder as a package leaves the usual rules."""
+    """A folder whose __init__.py re-exports its modules' functions is a package; an
+    __init__.py that only marks a folder as a package, or sets a version, leaves the usual
+    rules."""
     from graders.conformance.sources import choose_entry
 
     names = ["__init__.py", "layer.py", "vectors.py"]
@@ -159,6 +160,7 @@ def test_a_package_folder_is_graded_through_its_init(tmp_path):
     assert choose_entry(names, '"""Only a docstring."""\n')[1] == "many"
     assert choose_entry(["__init__.py", "embedding.py"], "")[0] == "embedding.py"
     assert choose_entry(["__init__.py", "embedding.py"], "# a comment\n")[0] == "embedding.py"
+    assert choose_entry(["__init__.py", "solution.py"], '__version__ = "1.0"\n')[0] == "solution.py"
     pkg = tmp_path / "hw"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("from .layer import lookup\n", encoding="utf-8")
