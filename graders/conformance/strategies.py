@@ -136,19 +136,26 @@ def with_special_values(t: np.ndarray, seed: int) -> np.ndarray:
     return t
 
 
-VECTOR_RANGE = (1e-15, 1e15)
+# Entries are 0 or of magnitude 1e-8..1e7. The course defines the cosine by
+# u . v = |u| |v| cos(theta) and says nothing about extreme magnitudes, so any textbook float32
+# formula must stay finite on these vectors: dot / (norm * norm), sqrt(sum v_i^2), and
+# u.v / sqrt((u.u) (v.v)) (scipy.spatial.distance.cosine's), whose product of squared norms,
+# at most n^2 * 1e28, fits a float32 up to n = 16384 and, at least 1e-32, stays a normal float32.
+VECTOR_RANGE = (1e-8, 1e7)
+VECTOR_SPREADS = (0, 3, 7)          # decades of magnitude within one vector
 
 
 @_cached
 def vectors(n: int, dtype) -> st.SearchStrategy[np.ndarray]:
-    """Vectors whose entries are 0 or of magnitude 1e-15..1e15, in float32 or float64.
+    """Vectors whose entries are 0 or of magnitude 1e-8..1e7 (VECTOR_RANGE), in float32 or float64.
 
-    Built from a seed and a spread (decades of magnitude: 0, 3 or 15) rather than element by
-    element, so a failure shrinks in a few steps to a short vector of ordinary numbers. The
-    range is wide enough to expose a wrong formula and narrow enough that the textbook
-    sqrt(v_0^2 + ... + v_n^2) neither overflows nor underflows in float32.
+    Built from a seed and a spread (decades of magnitude: VECTOR_SPREADS) rather than element by
+    element, so a failure shrinks in a few steps to a short vector of ordinary numbers. The range
+    is wide enough to expose a wrong formula (float16 arithmetic overflows, a missing square root
+    or a wrong norm is off by orders of magnitude) and narrow enough that no textbook formula of
+    the course's cos(theta) overflows or underflows in float32.
     """
-    return st.tuples(seeds(), st.sampled_from([0, 3, 15]), st.booleans()).map(
+    return st.tuples(seeds(), st.sampled_from(VECTOR_SPREADS), st.booleans()).map(
         lambda t: _vector(n, dtype, *t))
 
 
