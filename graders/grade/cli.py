@@ -44,13 +44,15 @@ def _common(ap: argparse.ArgumentParser) -> None:
                     help="auto, bwrap: isolate with bubblewrap, or refuse to grade where it "
                          "cannot run (fail closed); none: no isolation, for trusted code "
                          "only (unsafe)")
+    d = Limits()   # the help states the defaults where they are defined
     ap.add_argument("--call-timeout", type=float, default=None, metavar="S",
-                    help="wall seconds per call into the submission (10)")
+                    help=f"wall seconds per call into the submission ({d.call_timeout:g})")
     ap.add_argument("--check-timeout", type=float, default=None, metavar="S",
-                    help="wall seconds per check (120)")
+                    help=f"wall seconds per check ({d.check_timeout:g})")
     ap.add_argument("--total-timeout", type=float, default=None, metavar="S",
-                    help="wall seconds per submission (900)")
-    ap.add_argument("--memory-mb", type=int, default=None, help="worker address space (2048)")
+                    help=f"wall seconds per submission, the budget ({d.total_timeout:g})")
+    ap.add_argument("--memory-mb", type=int, default=None,
+                    help=f"worker address space ({d.memory_mb})")
     ap.add_argument("--select", action="append", default=None, metavar="ID",
                     help="only these checks (id or clause pattern; for debugging, not grading)")
 

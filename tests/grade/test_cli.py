@@ -142,3 +142,17 @@ def test_a_correct_kernel_submission_scores_on_the_kernel_groups(tmp_path, spec)
     rep = grade_path(cu, spec, select=["lookup_selects_row", "token_gradient_zero_rows"])
     assert rep["kind"] == "kernel" and rep["import"]["ok"], rep["import"]
     assert rep["score"] == rep["max_score"] > 0, [c["message"] for c in rep["checks"]]
+
+
+def test_the_help_states_the_real_default_limits(capsys):
+    """The defaults in --help are read from Limits, not written twice (they once said 120 s
+    and 900 s while the grader used 60 s and 120 s)."""
+    from graders.grade.sandbox import Limits
+
+    assert cli.main(["--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    d = Limits()
+    assert f"wall seconds per call into the submission ({d.call_timeout:g})" in text
+    assert f"wall seconds per check ({d.check_timeout:g})" in text
+    assert f"the budget ({d.total_timeout:g})" in text
+    assert f"worker address space ({d.memory_mb})" in text
