@@ -48,7 +48,22 @@ def test_init_checks_do_not_import_scipy_stats():
     assert out.stdout.strip() == "False", out.stderr
 
 
-@pytest.mark.parametrize("n", [32768, 33024])
+@pytest.mark.parametrize("n", [32768, 33024, 20000])  # the last is not in the known table
 def test_ks_critical_value_splits_accept_and_reject(n):
     crit = I._ks_critical(n, 1e-9)
     assert I._ks_pvalue(n, crit * (1 + 1e-6)) < 1e-9 <= I._ks_pvalue(n, crit * (1 - 1e-6))
+
+
+def test_known_ks_critical_values_are_scipys_and_cover_the_shipped_specs():
+    from scipy import special
+
+    from spec import SPEC_DIR, load_spec
+
+    for (n, alpha), crit in I._KS_CRITICAL_KNOWN.items():
+        assert crit == float(special.smirnovi(n, alpha / 2)), (n, alpha)
+    for path in sorted(SPEC_DIR.glob("*.yaml")):
+        spec, name = load_spec(path), path.stem
+        alpha = spec.statistics["false_rejection_probability"]
+        missing = {n for n in I.ks_sample_sizes(spec) if (n, alpha) not in I._KS_CRITICAL_KNOWN}
+        assert not missing, (f"spec {name}: add smirnovi(n, {alpha:g} / 2) for n in "
+                             f"{sorted(missing)} to init._KS_CRITICAL_KNOWN")
