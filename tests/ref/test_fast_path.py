@@ -291,3 +291,25 @@ def test_a_forked_child_runs_the_fast_path():
         if not ready:
             os.kill(pid, 9)
         os.waitpid(pid, 0)
+
+
+@pytest.mark.skipif(not fast.COMPILED, reason="numba is not installed")
+def test_where_the_prefetch_hint_cannot_be_compiled_the_backward_goes_without(tmp_path):
+    """The backward's prefetch is an LLVM intrinsic; a compiler that refuses it must cost
+    speed only. A fresh cache folder, so that the kernel is compiled in this state."""
+    code = (
+        "import numpy as np, andrea_ref as plain\n"
+        "from andrea_ref import fast\n"
+        "def refuse(arr):\n"
+        "    raise RuntimeError('no llvm.prefetch here')\n"
+        "fast._probe = refuse\n"
+        "rng = np.random.default_rng(1)\n"
+        "ids = rng.integers(0, 30, (3, 6)); g = rng.standard_normal((3, 6, 4)).astype(np.float32)\n"
+        "a, b = fast.embed_backward(ids, g, 30, 6), plain.embed_backward(ids, g, 30, 6)\n"
+        "assert all(x.tobytes() == y.tobytes() for x, y in zip(a, b))\n"
+        "assert fast._prefetch.py_func is fast._no_prefetch, fast._prefetch\n"
+        "print('without prefetch ok')\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert proc.returncode == 0 and "without prefetch ok" in proc.stdout, proc.stderr
