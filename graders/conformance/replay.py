@@ -20,7 +20,9 @@ timeout, a crash: not shrunk either way) stops the check on the same call. Anyth
 the replay and Hypothesis runs the property from its start, as it always does: an example that
 fails or raises (so a failing implementation gets the smallest failing example, message and
 reproducer it would have had; tests/conformance/test_replay.py compares them), or a body that
-asks for other draws than the kept ones (another label, strategy or count).
+asks for other draws than the kept ones (another label, strategy or count). An implementation
+that fails a replayed example but passes when Hypothesis asks again (its answers depend on how
+often it was asked) fails with the replayed example's failure, as it would graded alone.
 
 What a property draws must not depend on the implementation's answers. The runner counts calls
 into the implementation (:func:`note_call`); a property that draws after a call in the same
@@ -324,8 +326,10 @@ def given(**strategies: st.SearchStrategy) -> Callable:
             key = (*scope.base, scope.count, _settings_key(settings), code.co_filename,
                    code.co_firstlineno, tuple(sorted(strategies)))
             kept = KEPT.get(key)
+            failure = None
             if kept is not None:
-                if _replay(test, kept):
+                ok, failure = _replay(test, kept)
+                if ok:
                     KEPT.hits += 1
                     return None
                 KEPT.fallbacks += 1
@@ -333,6 +337,13 @@ def given(**strategies: st.SearchStrategy) -> Callable:
             else:
                 KEPT.misses += 1
             examples, size = _record(test, wrapped)   # raises for a failing implementation
+            if failure is not None:
+                # It failed a replayed example (an input Hypothesis draws, at the same place in
+                # the same sequence of calls) and passed every example when asked again: an
+                # implementation whose answers depend on how often it was asked. Graded alone
+                # it fails on that example, so it fails here too (never a pass bought by
+                # being asked twice), and nothing of this run is kept.
+                raise failure
             if not any(e.steered for e in examples):
                 KEPT.put(key, examples, size)
             return None
@@ -380,8 +391,9 @@ def _record(test: Callable, wrapped: Callable) -> tuple[list[_Example], int]:
     return examples, tally[0]
 
 
-def _replay(test: Callable, examples: list[_Example]) -> bool:
-    """Run `test` on the kept examples; False when the property must run in Hypothesis."""
+def _replay(test: Callable, examples: list[_Example]) -> tuple[bool, Exception | None]:
+    """Run `test` on the kept examples: (True, None) when all passed; else False (the property
+    must run in Hypothesis) and the exception of the example that failed, if one did."""
     for example in examples:
         kwargs = {k: _copy(v) for k, v in example.kwargs.items()}
         data = None
@@ -391,9 +403,9 @@ def _replay(test: Callable, examples: list[_Example]) -> bool:
             with deterministic_PRNG():
                 test(**kwargs)
         except _Diverged:
-            return False
-        except Exception:  # noqa: BLE001 - a failing example: Hypothesis runs it and shrinks
-            return False
+            return False, None
+        except Exception as exc:  # noqa: BLE001 - a failing example: Hypothesis runs it and shrinks
+            return False, exc
         if data is not None and data.left:
-            return False
-    return True
+            return False, None
+    return True, None

@@ -1,0 +1,104 @@
+"""Attacks on the grading transport and the batch's replay, by a submission that has read the
+grader's source: the shared-memory arena (its memfd, its maps), lying reply frames, a worker
+that stops itself while it holds a map, and a submission whose answers depend on how often it
+is asked (the batch replays a first passer's inputs). Each file in `hostile_transport/` is one
+attack class (its docstring says what it tries and what must happen); each runs in bubblewrap
+(skipped where bubblewrap cannot run: the grader then refuses it,
+tests/grade/test_hostile_sandbox.py checks that).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graders.conformance import replay
+from graders.conformance.faults import CallTimeout, ResourceExhausted
+from graders.grade import proxy as px
+from graders.grade.sandbox import prepare
+from tests.corpus import BASE
+from tests.helpers import fast_limits
+
+from .conftest import grade_path, needs_bwrap
+
+HERE = Path(__file__).resolve().parent / "hostile_transport"
+
+
+def _proxy(name: str, functions: list[str], **limits):
+    sc = prepare({"m.py": (HERE / name).read_bytes()}, "m.py")
+    p = px.SubmissionProxy(sc, fast_limits(**limits), "bwrap", functions)
+    return sc, p
+
+
+@needs_bwrap
+def test_the_arena_cannot_be_changed_by_any_trick_of_the_worker():
+    sc, p = _proxy("arena_tricks.py", ["attack", "total"])
+    try:
+        assert p.start().ok
+        a = np.ones(300_000)                      # 2.4 MB: kept, in the arena
+        worked = p.attack(a)
+        if p._worker.keeper.arena is None:
+            pytest.skip("this kernel cannot seal a memfd: kept arrays cross the pipe")
+        assert worked == []                       # every attempt refused by the kernel
+        assert p.total(a) == 300_000.0            # sent by key: the grader's bytes
+        kept = list(p._worker.keeper._kept.values())
+        assert len(kept) == 1 and np.array_equal(kept[0], a)
+        assert p.restarts == 0 and (a == 1.0).all()
+    finally:
+        p.close()
+        sc.cleanup()
+
+
+@needs_bwrap
+def test_lying_frames_and_a_stopped_worker_end_that_call_only():
+    sc, p = _proxy("frame_lies.py", ["huge", "short", "stopped", "early", "total"],
+                   call_timeout=1.5)
+    a = np.full(200_000, 2.0)                     # 1.6 MB: in the arena during each call
+    try:
+        assert p.start().ok
+        with pytest.raises(ResourceExhausted, match="MiB"):
+            p.huge(a)
+        for fn in (p.short, p.stopped):
+            with pytest.raises(CallTimeout):
+                fn(a)
+            assert p._worker is None              # killed and confirmed gone
+            assert p.total(a) == 400_000.0        # a fresh worker, the grader's bytes
+        assert p.early(a) == -1.0                 # the first frame is this call's reply
+        assert (a == 2.0).all() and p.restarts == 3
+    finally:
+        p.close()
+        sc.cleanup()
+
+
+@pytest.fixture
+def pool_process():
+    """This process as a batch's pool process: replay on (graders/grade/batch.py)."""
+    replay.clear()
+    replay.enable()
+    yield
+    replay.enable(False)
+    replay.clear()
+
+
+def _verdicts(rep) -> dict:
+    return {c["id"]: (c["status"], c["message"]) for c in rep["checks"]}
+
+
+@needs_bwrap
+def test_a_submission_asked_twice_gets_the_verdict_it_gets_alone(spec, pool_process):
+    """Wrong on its first call only: alone it fails EMB-COMB-01; in a batch, after a correct
+    submission, the replayed example fails and Hypothesis asks again (right by then): it must
+    still fail, with the same message."""
+    select = ["embed_adds_position_rows"]
+    replay.enable(False)
+    alone = _verdicts(grade_path(HERE / "wrong_first_call.py", spec, select=select,
+                                 sandbox="bwrap"))
+    assert alone["embed_adds_position_rows"][0] == "failed"
+    replay.enable()
+    first = _verdicts(grade_path(BASE, spec, select=select, sandbox="bwrap"))
+    assert first["embed_adds_position_rows"][0] == "passed"
+    batched = _verdicts(grade_path(HERE / "wrong_first_call.py", spec, select=select,
+                                   sandbox="bwrap"))
+    assert replay.KEPT.fallbacks == 1
+    assert batched == alone
