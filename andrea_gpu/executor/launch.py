@@ -42,7 +42,9 @@ from typing import Sequence
 
 import numpy as np
 
+from . import findings as F
 from .build import build, kernel_names
+from .findings import Said
 
 PAGE = mmap.PAGESIZE
 CANARY = 0xFF
@@ -60,12 +62,27 @@ DEFAULT_ORDERS = ("forward", "shuffle")
 # The runtime keeps one launch's state in globals of each library (and installs process-wide
 # signal handlers while it runs): one launch at a time per process.
 _LAUNCH_LOCK = threading.Lock()
-_STATUS = {1: "fault", 2: "divergent barrier", 3: "barrier not reached by every thread",
-           4: "trap", 5: "bad launch", 6: "data race", 7: "uninitialised shared memory"}
+_STATUS = {1: F.MSG_STATUS_FAULT, 2: F.MSG_STATUS_DIVERGENT, 3: F.MSG_STATUS_NOT_REACHED,
+           4: F.MSG_STATUS_TRAP, 5: F.MSG_STATUS_BAD_LAUNCH}
 
 
 class KernelError(RuntimeError):
-    """A kernel misbehaved on the CPU executor (fault, out-of-bounds access, barrier misuse)."""
+    """A kernel misbehaved on the CPU executor (fault, out-of-bounds access, barrier misuse).
+
+    Built from a finding (``findings.Said``): ``str(exc)`` is its English sentence, and
+    ``translatable()`` gives it as a template and values for feedback in other languages.
+    """
+
+    def __init__(self, said):
+        if not isinstance(said, Said):   # a plain message (e.g. of the GPU's sanitizer)
+            super().__init__(str(said))
+            self.said = None
+            return
+        super().__init__(str(said))
+        self.said = said
+
+    def translatable(self) -> dict | None:
+        return self.said.data() if self.said is not None else None
 
 
 class OutOfBoundsError(KernelError):
@@ -189,8 +206,8 @@ class Kernel:
         names = module.param_names.get(name, ())
         self.param_names = tuple(names) if len(names) == n else tuple(f"#{i}" for i in range(n))
 
-    def _arg(self, i: int) -> str:
-        return f"argument {i} ({self.param_names[i]})"
+    def _arg(self, i: int) -> Said:
+        return Said(F.MSG_ARGUMENT, index=i, name=self.param_names[i])
 
     # ------------------------------------------------------------------ argument handling
     def _check_args(self, args: Sequence) -> None:
@@ -252,12 +269,10 @@ class Kernel:
                         diff = np.flatnonzero(first.reshape(-1).view(np.uint8)
                                               != now.reshape(-1).view(np.uint8))
                         elem = int(diff[0]) // max(first.itemsize, 1)
-                        raise RaceError(
-                            f"kernel {self.name}: {self._arg(i)} differs between the "
-                            f"'{orders[0]}' and '{order}' schedules of the same launch (first "
-                            f"at element {elem}: {first.reshape(-1)[elem]!r} vs "
-                            f"{now.reshape(-1)[elem]!r}); a __syncthreads() is missing, threads "
-                            f"race, or memory is read before any thread wrote it")
+                        raise RaceError(Said(
+                            F.MSG_SCHEDULES_DIFFER, kernel=self.name, argument=self._arg(i),
+                            first=orders[0], second=order, element=elem,
+                            got=repr(first.reshape(-1)[elem]), other=repr(now.reshape(-1)[elem])))
         for i, res in zip(outputs, results):
             np.copyto(args[i], res)
 
@@ -287,22 +302,23 @@ class Kernel:
             for i, buf in guarded.items():
                 off = buf.canary_damage()
                 if off is not None:
-                    raise OutOfBoundsError(
-                        f"kernel {self.name}: out-of-bounds write to {self._arg(i)}: byte offset "
-                        f"{off} of a {buf.nbytes}-byte buffer (found after the launch)")
+                    raise OutOfBoundsError(Said(
+                        F.MSG_OOB_WRITE_AFTER, kernel=self.name, argument=self._arg(i),
+                        offset=int(off), nbytes=int(buf.nbytes)))
             return [guarded[i].read(args[i].dtype, args[i].shape) for i in outputs], atomics
         finally:
             for buf in guarded.values():
                 buf.free()
 
-    def _fault_line(self) -> str:
+    def _fault_line(self) -> str | None:
+        """``file:line`` of the faulting instruction, None when unknown."""
         off = int(self.module.lib.andrea_exec_fault_pc())
         found = _source_line(str(self.module.path), off, self.module.name) if off >= 0 else None
-        return f" at {found[0]}:{found[1]}" if found else ""
+        return f"{found[0]}:{found[1]}" if found else None
 
-    def _where(self, offset: int) -> str:
+    def _where(self, offset: int) -> str | Said:
         found = _source_line(str(self.module.path), offset, self.module.name)
-        return f"{found[0]}:{found[1]}" if found else "an unknown line"
+        return f"{found[0]}:{found[1]}" if found else Said(F.MSG_UNKNOWN_LINE)
 
     def _race(self, status, args, block, grid):
         info = (ctypes.c_longlong * 16)()
@@ -310,29 +326,25 @@ class Kernel:
         arg, off = info[0], info[1]
         if arg >= 0:
             item = max(args[arg].dtype.itemsize, 1)
-            what = f"{self._arg(arg)}, element {off // item}"
+            what = Said(F.MSG_ARGUMENT_ELEMENT, index=int(arg), name=self.param_names[arg],
+                        element=int(off // item))
         else:
-            what = f"{'dynamic ' if arg == -2 else ''}shared memory at byte offset {off}"
+            what = Said(F.MSG_DYNAMIC_SHARED_AT if arg == -2 else F.MSG_SHARED_AT,
+                        offset=int(off))
 
         def who(w, blk, thr):
-            bx, tx = _flat_to_xyz(blk, grid), _flat_to_xyz(thr, block)
-            return (f"block ({bx[0]},{bx[1]},{bx[2]}) thread ({tx[0]},{tx[1]},{tx[2]}) "
-                    f"{'writes' if w else 'reads'} it")
+            return Said(F.MSG_THREAD_WRITES if w else F.MSG_THREAD_READS,
+                        thread=F.thread(_flat_to_xyz(blk, grid), _flat_to_xyz(thr, block)))
 
         line_now = self._where(info[5])
         if status == 7:
-            raise KernelError(
-                f"kernel {self.name}: read of never-written {what} at {line_now} "
-                f"({who(*info[2:5])}, but no thread of the block wrote it before: a missing "
-                f"__syncthreads() or a bad index)")
+            raise KernelError(Said(F.MSG_UNWRITTEN_SHARED, kernel=self.name, what=what,
+                                   line=line_now, who=who(*info[2:5])))
         line_other = self._where(info[9])
-        lines = (f"line {line_now}" if line_now == line_other
-                 else f"lines {line_now} and {line_other}")
-        raise RaceError(
-            f"kernel {self.name}: data race on {what} at {lines}: {who(*info[2:5])} and "
-            f"{who(*info[6:9])}, with no __syncthreads() or atomic between them (concurrent "
-            f"updates need atomicAdd/atomicMin..., shared memory needs a __syncthreads() between "
-            f"a write and another thread's read)")
+        lines = (Said(F.MSG_ONE_LINE, line=line_now) if str(line_now) == str(line_other)
+                 else Said(F.MSG_TWO_LINES, line=line_now, other=line_other))
+        raise RaceError(Said(F.MSG_RACE, kernel=self.name, what=what, lines=lines,
+                             first=who(*info[2:5]), second=who(*info[6:9])))
 
     def _raise(self, status, guarded, label, args, block, grid, shmem=0):
         if status in (6, 7):
@@ -341,30 +353,31 @@ class Kernel:
         msg = lib.andrea_exec_message().decode(errors="replace")
         where = (ctypes.c_longlong * 6)()
         lib.andrea_exec_fault_where(where)
-        at = f"block ({where[0]},{where[1]},{where[2]}) thread ({where[3]},{where[4]},{where[5]})"
+        at = F.thread(where[0:3], where[3:6])
         if status == 1:
             addr = lib.andrea_exec_fault_addr() or 0
+            line = self._fault_line()
             for i, buf in guarded.items():
                 if buf.base <= addr < buf.base + buf.size:
-                    raise OutOfBoundsError(
-                        f"kernel {self.name}: out-of-bounds access to {self._arg(i)}"
-                        f"{self._fault_line()}: byte offset {addr - buf.addr} of a "
-                        f"{buf.nbytes}-byte buffer, by {at}")
+                    raise OutOfBoundsError(Said(
+                        F.MSG_OOB_ACCESS_AT if line else F.MSG_OOB_ACCESS, kernel=self.name,
+                        argument=self._arg(i), line=line, offset=int(addr - buf.addr),
+                        nbytes=int(buf.nbytes), thread=at))
             if lib.andrea_exec_fault_general():
-                raise KernelError(
-                    f"kernel {self.name}: {at}: an access at a misaligned or impossible address "
-                    f"(a vector type such as float4 must be read and written at an address that "
-                    f"is a multiple of its size; on a GPU this is a 'misaligned address' "
-                    f"error){self._fault_line()}")
+                raise KernelError(Said(F.MSG_MISALIGNED_AT if line else F.MSG_MISALIGNED,
+                                       kernel=self.name, thread=at, line=line))
             if addr < 1 << 16:
-                why = "a null pointer was dereferenced"
-                if self.module.uses_dynamic_shared and not shmem:
-                    why += (" (the kernel uses extern __shared__ memory, but the launch gives it "
-                            "none: use a fixed-size __shared__ array)")
-                raise KernelError(f"kernel {self.name}: {at}: {why}{self._fault_line()}")
-            raise KernelError(f"kernel {self.name}: {at}: {msg}{self._fault_line()}")
-        raise KernelError(f"kernel {self.name} ({_STATUS.get(status, status)}, "
-                          f"{label} schedule): {at}: {msg}")
+                no_shared = self.module.uses_dynamic_shared and not shmem
+                raise KernelError(Said(
+                    (F.MSG_NULL_NO_SHARED_AT if line else F.MSG_NULL_NO_SHARED) if no_shared
+                    else (F.MSG_NULL_AT if line else F.MSG_NULL),
+                    kernel=self.name, thread=at, line=line))
+            signal, address = F.signal_fault(msg)
+            raise KernelError(Said(F.MSG_SIGNAL_AT if line else F.MSG_SIGNAL, kernel=self.name,
+                                   thread=at, signal=signal, address=address, line=line))
+        raise KernelError(Said(F.MSG_RUNTIME, kernel=self.name,
+                               status=Said(_STATUS.get(status, F.MSG_STATUS_FAULT)),
+                               schedule=label, thread=at, finding=F.runtime_finding(msg)))
 
 
 _PARAMS_RE = re.compile(

@@ -109,6 +109,19 @@ def bounded_repr(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def said_of(exc: BaseException) -> dict | None:
+    """The kernel executor's finding that `exc` carries (``{"msgid", "fields"}``: andrea_gpu's
+    KernelError, or one rebuilt from a grading worker's reply), else None. A message field
+    ``X_said`` holds it beside the English ``X``, so a grader can show it translated."""
+    said = getattr(exc, "_andrea_said", None)
+    if said is None and type(exc).__module__.startswith("andrea_gpu."):
+        try:
+            said = exc.translatable()
+        except Exception:  # noqa: BLE001 - no finding then
+            said = None
+    return said if isinstance(said, dict) else None
+
+
 def _bounded_field(value: Any) -> Any:
     """A message field as is when small (numbers, short text), else its bounded repr."""
     if value is None or isinstance(value, (bool, float, np.floating, np.bool_)):
@@ -172,7 +185,8 @@ def fail(template: str, call: str | None = None, hint: str | Callable[[], str | 
     """
     if callable(hint):
         hint = hint()
-    fields = {k: _bounded_field(v) for k, v in fields.items()}
+    fields = {k: v if k.endswith("_said") and isinstance(v, dict) else _bounded_field(v)
+              for k, v in fields.items()}
     raise ConformanceError(template.format(**fields), hint=hint, cause=cause,
                            template=template, fields=fields, call=call)
 
@@ -321,7 +335,7 @@ def assert_raises(expected: type[BaseException], fn: Callable, *args: Any, call:
                  error=str(exc)[:120], want=expected.__name__)
         fail("{function}() raised {got}({error!r}), but should raise {want}", call, hint,
              cause="wrong_exception", function=_function(call, fn), got=type(exc).__name__,
-             error=str(exc)[:120], want=expected.__name__)
+             error=str(exc)[:120], want=expected.__name__, error_said=said_of(exc))
     fail("{function}() returned normally, but should raise {want}", call, hint,
          cause="wrong_exception", function=_function(call, fn), want=expected.__name__)
 

@@ -461,6 +461,10 @@ def _classify(result: CheckResult, exc: BaseException, recorder: "_Recorder") ->
         result.status, result.cause = FAILED, Cause.RAISED
         result.set_message(MSG_RAISED, function=fn, exception=type(raised).__name__,
                            error=str(raised)[:300])
+        from .assertions import said_of
+        said = said_of(raised)
+        if said is not None:   # a kernel executor's finding: translatable (see said_of)
+            result.fields["error_said"] = said
         result.details.update(function=fn, exception=type(raised).__name__)
         result.example = _last_call(recorder)
         from . import hints

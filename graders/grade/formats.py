@@ -73,6 +73,10 @@ def check_message(check: dict, t: Translator) -> str:
         try:
             if isinstance(fields.get("detail_msg"), dict):   # a fault's detail, translatable
                 fields["detail"] = M.fault_detail(fields.pop("detail_msg"), t)
+            for key in [k for k in fields if k.endswith("_said")]:   # a kernel's finding
+                said = M.executor_said(fields.pop(key))
+                if said is not None:
+                    fields[key[:-len("_said")]] = M.said_text(said, t)
             return t(template, **fields)
         except (KeyError, IndexError, ValueError):
             pass

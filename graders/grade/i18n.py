@@ -58,7 +58,7 @@ def translator(lang: str = "en") -> Translator:
 
 def all_msgids() -> list[str]:
     """Every sentence a student can read: the grader's messages, the checks' hints and message
-    templates, and the spec's group titles. The catalogs must translate each of them."""
+    templates, the kernel executor's findings, and the spec's group titles. The catalogs must translate each of them."""
     from graders.conformance import catalog, hints
 
     from . import messages as M
@@ -68,4 +68,5 @@ def all_msgids() -> list[str]:
         ids += [v for k, v in vars(module).items() if k.isupper() and isinstance(v, str)]
     ids += list(M.GROUP_TITLES)
     ids += list(catalog.templates())
+    ids += list(M.executor_templates())   # the kernel executor's findings
     return list(dict.fromkeys(ids))

@@ -158,3 +158,52 @@ def import_detail(imp: dict, t=None) -> str:
 CHECK_BROKE_ON_RESULT = ("a value the submission returned made this check break ({exception}: "
                          "{error}); the check does not break on the reference implementation, "
                          "so that value is wrong (its type, size or shape)")
+
+
+# --- the kernel executor's findings (andrea_gpu/executor/findings.py: a data race, an
+# out-of-bounds access, barrier misuse, ...): its own templates, translated by these catalogs.
+def executor_templates() -> tuple[str, ...]:
+    from andrea_gpu.executor import findings
+
+    return findings.templates()
+
+
+_SAID_DEPTH = 4
+
+
+def executor_said(data, depth: int = 0) -> dict | None:
+    """`data` as ``{"msgid", "fields"}`` when it is an executor sentence whose values are plain
+    numbers, short strings or such sentences, else None (it came from the submission's
+    process: a grader uses only what it can check)."""
+    if depth > _SAID_DEPTH or not isinstance(data, dict) or set(data) != {"msgid", "fields"}:
+        return None
+    msgid, fields = data["msgid"], data["fields"]
+    if not isinstance(msgid, str) or msgid not in executor_templates() \
+            or not isinstance(fields, dict) or len(fields) > 16:
+        return None
+    clean: dict = {}
+    for k, v in fields.items():
+        if not isinstance(k, str) or not k.isidentifier():
+            return None
+        if isinstance(v, dict):
+            v = executor_said(v, depth + 1)
+            if v is None:
+                return None
+        elif isinstance(v, bool) or not isinstance(v, (str, int, float, type(None))):
+            return None
+        elif isinstance(v, str):
+            v = v[:300]
+        clean[k] = v
+    try:   # every value the template names is there
+        msgid.format(**{k: "" if isinstance(v, dict) else v for k, v in clean.items()})
+    except (KeyError, IndexError, ValueError, AttributeError):
+        return None
+    return {"msgid": msgid, "fields": clean}
+
+
+def said_text(said: dict, t=None) -> str:
+    """An executor sentence (checked by executor_said) in the translator's language."""
+    t = t or (lambda msgid, **kw: msgid.format(**kw) if kw else msgid)
+    fields = {k: said_text(v, t) if isinstance(v, dict) else v
+              for k, v in (said.get("fields") or {}).items()}
+    return t(said["msgid"], **fields)

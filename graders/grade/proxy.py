@@ -54,7 +54,17 @@ _CLASSES: dict[tuple, type] = {}
 
 
 def rebuild_exception(info: dict) -> Exception:
-    """An exception object for the grader from the worker's (type, bases, message)."""
+    """An exception object for the grader from the worker's (type, bases, message); a kernel
+    executor's finding (``said``) rides along as ``_andrea_said`` when it is one of the
+    executor's sentences (``messages.executor_said``)."""
+    exc = _rebuild(info)
+    said = M.executor_said(info.get("said"))
+    if said is not None:
+        exc._andrea_said = said
+    return exc
+
+
+def _rebuild(info: dict) -> Exception:
     name = str(info.get("type") or "Exception")[:100]
     if not name.isidentifier():
         name = "SubmissionError"

@@ -240,6 +240,7 @@ KERNEL_RUNTIME = {
     "andrea_gpu/sanitizer.py": "andrea_gpu/sanitizer.py",
     "andrea_gpu/executor/__init__.py": "andrea_gpu/executor/__init__.py",
     "andrea_gpu/executor/build.py": "andrea_gpu/executor/build.py",
+    "andrea_gpu/executor/findings.py": "andrea_gpu/executor/findings.py",
     "andrea_gpu/executor/launch.py": "andrea_gpu/executor/launch.py",
     "andrea_gpu/executor/prelude.h": "andrea_gpu/executor/prelude.h",
     "andrea_gpu/executor/runtime.cpp": "andrea_gpu/executor/runtime.cpp",

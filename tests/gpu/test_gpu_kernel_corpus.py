@@ -133,6 +133,41 @@ def test_each_bug_fails_its_clause_with_the_right_feedback(name, spec):
     assert res.status == "failed" and clause in res.clauses, (res.status, res.message)
     import re
     assert re.search(pattern, res.message or "", re.S), res.message
+    said = res.fields.get("error_said")
+    if said is None:   # every finding of the executor comes with its template
+        assert not re.search(r"(RaceError|OutOfBoundsError|KernelError)", res.message or "")
+    else:              # ... and is told in Dutch and Korean too
+        check = res.to_dict()
+        for lang in ("nl", "ko"):
+            _assert_translated(check, said, lang)
+
+
+#: English fragments of the executor's findings that a Dutch or Korean report must not show.
+ENGLISH = ("data race", "out-of-bounds", "byte offset", "misaligned or impossible", "writes it",
+           "reads it", "with no __syncthreads", "null pointer", "never-written", "schedule",
+           "block (", "is not reached", " raised ", "but should")
+#: Words Dutch shares with English (argument, element, thread, kernel) but Korean does not.
+ENGLISH_KO = ("argument", "element", "thread (", "kernel ")
+
+
+def _assert_translated(check: dict, said: dict, lang: str) -> None:
+    """The report's sentence for `check` in `lang`: every executor sentence in it has a
+    translation, and no English fragment of one is left."""
+    from graders.grade.formats import check_message
+    from graders.grade.i18n import _catalog, translator
+
+    def msgids(s):
+        yield s["msgid"]
+        for v in s["fields"].values():
+            if isinstance(v, dict):
+                yield from msgids(v)
+
+    cat = _catalog(lang)
+    assert [m for m in msgids(said) if m not in cat] == []
+    text = check_message(check, translator(lang))
+    assert said["fields"]["kernel"] in text   # the values are there, the words translated
+    left = [w for w in ENGLISH + (ENGLISH_KO if lang == "ko" else ()) if w in text]
+    assert not left, (lang, left, text)
 
 
 def test_the_commonest_kernel_bug_loses_points_through_the_grader():
@@ -145,6 +180,14 @@ def test_the_commonest_kernel_bug_loses_points_through_the_grader():
     assert chk["status"] == "failed" and rep["score"] == 0
     assert "data race on argument 2 (grad_token)" in chk["message"]
     assert "bug_missing_atomic.cu:43" in chk["message"]
+    # the worker's finding reaches the report as a template: told in Dutch and Korean too
+    from graders.grade import formats
+    _assert_translated(chk, chk["fields"]["error_said"], "nl")
+    _assert_translated(chk, chk["fields"]["error_said"], "ko")
+    nl, ko = formats.text(rep, "nl", width=1000), formats.text(rep, "ko", width=1000)
+    assert "raceconditie op argument 2 (grad_token)" in nl and "bug_missing_atomic.cu:43" in nl
+    assert "데이터 경쟁" in ko and "bug_missing_atomic.cu:43" in ko
+    assert "data race" not in nl + ko
 
 
 def test_kernel_time_limits_and_hints_speak_of_kernels():

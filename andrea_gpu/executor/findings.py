@@ -1,0 +1,164 @@
+"""What the CPU executor reports about a kernel, as message templates with named values.
+
+Every finding of the executor (a data race, an out-of-bounds access, a misaligned vector
+access, barrier misuse, a read of never-written shared memory, a fault) is a ``Said``: an
+English ``str.format`` template (``MSG_*`` below, a stable gettext msgid) and its values. A
+value may itself be a ``Said`` (the thread that wrote, the argument, the source line), so a
+grader can show the whole sentence in the reader's language: ``Said.data()`` gives
+``{"msgid": ..., "fields": {...}}`` with nested sentences as such dicts, and the English text
+is ``str(said)``. This module imports nothing of the graders; the grader's catalogs translate
+the templates (``graders/grade/locale``) and check that each one has a translation.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# --- pieces (values of the sentences below)
+MSG_THREAD = "block ({bx},{by},{bz}) thread ({tx},{ty},{tz})"
+MSG_THREAD_WRITES = "{thread} writes it"
+MSG_THREAD_READS = "{thread} reads it"
+MSG_ARGUMENT = "argument {index} ({name})"
+MSG_ARGUMENT_ELEMENT = "argument {index} ({name}), element {element}"
+MSG_SHARED_AT = "shared memory at byte offset {offset}"
+MSG_DYNAMIC_SHARED_AT = "dynamic shared memory at byte offset {offset}"
+MSG_UNKNOWN_LINE = "an unknown line"
+MSG_ONE_LINE = "line {line}"
+MSG_TWO_LINES = "lines {line} and {other}"
+
+# --- races and reads of never-written shared memory (the race checker)
+MSG_RACE = ("kernel {kernel}: data race on {what} at {lines}: {first} and {second}, with no "
+            "__syncthreads() or atomic between them (concurrent updates need "
+            "atomicAdd/atomicMin..., shared memory needs a __syncthreads() between a write and "
+            "another thread's read)")
+MSG_UNWRITTEN_SHARED = ("kernel {kernel}: read of never-written {what} at {line} ({who}, but no "
+                        "thread of the block wrote it before: a missing __syncthreads() or a bad "
+                        "index)")
+MSG_SCHEDULES_DIFFER = ("kernel {kernel}: {argument} differs between the '{first}' and "
+                        "'{second}' schedules of the same launch (first at element {element}: "
+                        "{got} vs {other}); a __syncthreads() is missing, threads race, or memory "
+                        "is read before any thread wrote it")
+
+# --- out-of-bounds accesses (guard pages, canaries)
+MSG_OOB_WRITE_AFTER = ("kernel {kernel}: out-of-bounds write to {argument}: byte offset {offset} "
+                       "of a {nbytes}-byte buffer (found after the launch)")
+MSG_OOB_ACCESS = ("kernel {kernel}: out-of-bounds access to {argument}: byte offset {offset} of "
+                  "a {nbytes}-byte buffer, by {thread}")
+MSG_OOB_ACCESS_AT = ("kernel {kernel}: out-of-bounds access to {argument} at {line}: byte offset "
+                     "{offset} of a {nbytes}-byte buffer, by {thread}")
+
+# --- other faults
+MSG_MISALIGNED = ("kernel {kernel}: {thread}: an access at a misaligned or impossible address (a "
+                  "vector type such as float4 must be read and written at an address that is a "
+                  "multiple of its size; on a GPU this is a 'misaligned address' error)")
+MSG_MISALIGNED_AT = MSG_MISALIGNED + " at {line}"
+MSG_NULL = "kernel {kernel}: {thread}: a null pointer was dereferenced"
+MSG_NULL_AT = MSG_NULL + " at {line}"
+MSG_NULL_NO_SHARED = (MSG_NULL + " (the kernel uses extern __shared__ memory, but the launch "
+                      "gives it none: use a fixed-size __shared__ array)")
+MSG_NULL_NO_SHARED_AT = MSG_NULL_NO_SHARED + " at {line}"
+MSG_SIGNAL = "kernel {kernel}: {thread}: {signal} at address {address}"
+MSG_SIGNAL_AT = MSG_SIGNAL + " at {line}"
+MSG_SEGV = "segmentation fault"
+MSG_BUS = "bus error"
+MSG_FPE = "arithmetic exception"
+
+# --- barriers, warps, traps, launches (the runtime's own findings, with the schedule)
+MSG_RUNTIME = "kernel {kernel} ({status}, {schedule} schedule): {thread}: {finding}"
+MSG_STATUS_FAULT = "fault"
+MSG_STATUS_DIVERGENT = "divergent barrier"
+MSG_STATUS_NOT_REACHED = "barrier not reached by every thread"
+MSG_STATUS_TRAP = "trap"
+MSG_STATUS_BAD_LAUNCH = "bad launch"
+MSG_DIVERGENT_BARRIER = ("divergent __syncthreads(): thread ({ax},{ay},{az}) waits at {line} but "
+                         "thread ({bx},{by},{bz}) waits at {other}")
+MSG_BARRIER_EXITED = ("__syncthreads() at {line} is not reached by every thread of the block: "
+                      "thread ({ax},{ay},{az}) waits there but thread ({bx},{by},{bz}) has exited")
+MSG_BARRIER_OTHERS_EXITED = ("__syncthreads() at {line} is not reached by every thread of the "
+                             "block: thread ({ax},{ay},{az}) waits there but other threads have "
+                             "exited")
+MSG_WARP_DIVERGENT = ("warp-level primitive at {line} is not reached by every live lane of the "
+                      "warp: thread ({ax},{ay},{az}) waits there but thread ({bx},{by},{bz}) waits "
+                      "at {other}")
+MSG_WARP_FIRST_THREAD = ("warp-level primitive at {line} in a block whose first thread never "
+                         "reached one")
+MSG_TRAP = "__trap() at {line}"
+MSG_BAD_SHAPE = "bad launch shape: {threads} threads per block, {blocks} blocks"
+MSG_NO_MEMORY = "the executor ran out of memory for this launch"
+MSG_RUNTIME_OTHER = "the executor stopped the kernel: {text}"
+
+
+class Said:
+    """A template and its values; values may be Said themselves."""
+
+    __slots__ = ("msgid", "fields")
+
+    def __init__(self, msgid: str, **fields: Any):
+        self.msgid, self.fields = msgid, fields
+
+    def __str__(self) -> str:
+        return self.msgid.format(**{k: str(v) if isinstance(v, Said) else v
+                                    for k, v in self.fields.items()})
+
+    def data(self) -> dict:
+        """``{"msgid", "fields"}`` as plain JSON (nested sentences as such dicts)."""
+        return {"msgid": self.msgid,
+                "fields": {k: v.data() if isinstance(v, Said) else v
+                           for k, v in self.fields.items()}}
+
+
+def templates() -> tuple[str, ...]:
+    """Every template the executor can report (the catalogs must translate each)."""
+    return tuple(dict.fromkeys(v for k, v in globals().items()
+                               if k.startswith("MSG_") and isinstance(v, str)))
+
+
+def thread(block, thr) -> Said:
+    return Said(MSG_THREAD, bx=int(block[0]), by=int(block[1]), bz=int(block[2]),
+                tx=int(thr[0]), ty=int(thr[1]), tz=int(thr[2]))
+
+
+_T = r"\((\d+),(\d+),(\d+)\)"
+_L = r"(\S+:\d+)"
+#: The runtime's (runtime.cpp) own sentences, read back into templates.
+_RUNTIME = (
+    (re.compile(rf"divergent __syncthreads\(\): thread {_T} waits at {_L} but thread {_T} "
+                rf"waits at {_L}$"), MSG_DIVERGENT_BARRIER, ("ax", "ay", "az", "line", "bx", "by",
+                                                             "bz", "other")),
+    (re.compile(rf"__syncthreads\(\) at {_L} is not reached by every thread of the block: thread "
+                rf"{_T} waits there but thread {_T} has exited$"), MSG_BARRIER_EXITED,
+     ("line", "ax", "ay", "az", "bx", "by", "bz")),
+    (re.compile(rf"__syncthreads\(\) at {_L} is not reached by every thread of the block: thread "
+                rf"{_T} waits there but other threads have exited$"), MSG_BARRIER_OTHERS_EXITED,
+     ("line", "ax", "ay", "az")),
+    (re.compile(rf"warp-level primitive at {_L} is not reached by every live lane of the warp: "
+                rf"thread {_T} waits there but thread {_T} waits at (\S+)$"), MSG_WARP_DIVERGENT,
+     ("line", "ax", "ay", "az", "bx", "by", "bz", "other")),
+    (re.compile(rf"warp-level primitive at {_L} in a block whose first thread never reached "
+                rf"one$"), MSG_WARP_FIRST_THREAD, ("line",)),
+    (re.compile(rf"__trap\(\) at {_L}$"), MSG_TRAP, ("line",)),
+    (re.compile(r"bad launch shape: (\d+) threads per block, (\d+) blocks$"), MSG_BAD_SHAPE,
+     ("threads", "blocks")),
+)
+_SIGNALS = {"segmentation fault": MSG_SEGV, "bus error": MSG_BUS, "arithmetic exception": MSG_FPE}
+
+
+def runtime_finding(msg: str) -> Said:
+    """The runtime's message as a Said (its file:line values stay as written)."""
+    for pattern, msgid, names in _RUNTIME:
+        m = pattern.match(msg.strip())
+        if m:
+            vals = {n: (int(v) if v.isdigit() else v) for n, v in zip(names, m.groups())}
+            return Said(msgid, **vals)
+    if "cannot map" in msg or "out of memory" in msg:
+        return Said(MSG_NO_MEMORY)
+    return Said(MSG_RUNTIME_OTHER, text=msg)
+
+
+def signal_fault(msg: str) -> tuple[Said, str]:
+    """(the signal, the address) of the runtime's fault message."""
+    m = re.match(r"(segmentation fault|bus error|arithmetic exception) at address (\S+)", msg)
+    if not m:
+        return Said(MSG_SEGV), "?"
+    return Said(_SIGNALS[m.group(1)]), m.group(2)

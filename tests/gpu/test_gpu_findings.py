@@ -1,0 +1,121 @@
+"""The CPU executor's findings are catalog sentences (andrea_gpu/executor/findings.py).
+
+Cheap tests (no kernel build): every sentence the executor can emit has a Dutch and a Korean
+translation; the executor raises its errors only from those templates (no sentence built at run
+time); every message of the C++ runtime is read back into a template; and a finding forged in
+the submission's process is used only when it is one of the executor's sentences.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from andrea_gpu.executor import findings as F
+from andrea_gpu.executor.findings import Said
+from graders.grade import messages as M
+from graders.grade.i18n import _catalog, translator
+
+EXECUTOR = Path(F.__file__).resolve().parent
+
+
+@pytest.mark.parametrize("lang", ["nl", "ko"])
+def test_every_executor_sentence_is_in_the_catalog(lang):
+    cat = _catalog(lang)
+    assert len(F.templates()) >= 30
+    assert [m for m in F.templates() if m not in cat] == []
+
+
+def test_the_executor_raises_only_catalog_sentences():
+    """Each KernelError / RaceError / OutOfBoundsError of launch.py is built from a Said whose
+    template is a findings.MSG_* constant (or a choice between them)."""
+    tree = ast.parse((EXECUTOR / "launch.py").read_text())
+    raises = [n for n in ast.walk(tree) if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call)
+              and getattr(n.exc.func, "id", None) in ("KernelError", "RaceError",
+                                                     "OutOfBoundsError")]
+    assert len(raises) >= 8
+    for r in raises:
+        (arg,) = r.exc.args
+        assert isinstance(arg, ast.Call) and getattr(arg.func, "id", None) == "Said", r.lineno
+        names = [n.attr for n in ast.walk(arg.args[0]) if isinstance(n, ast.Attribute)]
+        assert names and all(n.startswith("MSG_") for n in names), r.lineno
+        assert not any(isinstance(n, ast.JoinedStr) for n in ast.walk(r)), r.lineno
+
+
+def _runtime_formats() -> list[str]:
+    """The runtime's snprintf formats (adjacent C string literals joined)."""
+    src = (EXECUTOR / "runtime.cpp").read_text()
+    out = []
+    for m in re.finditer(r"snprintf\(g_msg, sizeof g_msg,\s*((?:\"(?:[^\"\\]|\\.)*\"\s*)+)", src):
+        out.append("".join(re.findall(r"\"((?:[^\"\\]|\\.)*)\"", m.group(1))))
+    return out
+
+
+def _fill(fmt: str) -> str:
+    return (fmt.replace("%llu", "7").replace("%u", "3").replace("%d", "12")
+            .replace("%s", "k.cu").replace("%p", "0x10"))
+
+
+def test_every_runtime_message_becomes_a_template():
+    formats = _runtime_formats()
+    assert len(formats) >= 10
+    # read back in launch.py itself: the race checker's (status 6, 7) and faults (status 1)
+    own = {"data race", "read of uninitialised shared memory", "%s at address %p"}
+    for fmt in formats:
+        if fmt in own:
+            continue
+        said = F.runtime_finding(_fill(fmt))
+        assert said.msgid != F.MSG_RUNTIME_OTHER, fmt
+        assert said.msgid in F.templates()
+        str(said)  # every value the template names is there
+
+
+def test_signal_faults_name_the_signal():
+    said, addr = F.signal_fault("bus error at address 0x7f00")
+    assert said.msgid == F.MSG_BUS and addr == "0x7f00"
+    assert translator("ko")(said.msgid) == "버스 오류"
+
+
+def _race() -> Said:
+    who = Said(F.MSG_THREAD_WRITES, thread=F.thread((1, 0, 0), (5, 0, 0)))
+    return Said(F.MSG_RACE, kernel="k", what=Said(F.MSG_SHARED_AT, offset=8),
+                lines=Said(F.MSG_ONE_LINE, line="k.cu:9"), first=who, second=who)
+
+
+def test_a_finding_is_told_in_each_language():
+    data = _race().data()
+    assert M.executor_said(data) == data
+    assert M.said_text(data) == str(_race())
+    nl, ko = (M.said_text(data, translator(lang)) for lang in ("nl", "ko"))
+    assert "raceconditie op gedeeld geheugen op byte-offset 8 in regel k.cu:9" in nl
+    assert "blok (1,0,0) thread (5,0,0) schrijft het" in nl
+    assert "데이터 경쟁" in ko and "블록 (1,0,0) 스레드 (5,0,0)" in ko
+    assert "data race" not in nl + ko
+
+
+@pytest.mark.parametrize("forged", [
+    {"msgid": "{kernel.__class__.__init__.__globals__}", "fields": {"kernel": "k"}},
+    {"msgid": F.MSG_ONE_LINE, "fields": {}},                              # a value missing
+    {"msgid": F.MSG_ONE_LINE, "fields": {"line": [1, 2]}},                # not a plain value
+    {"msgid": F.MSG_ONE_LINE, "fields": {"line": 1}, "extra": 1},
+    {"msgid": F.MSG_RACE, "fields": {**_race().data()["fields"],
+                                     "what": {"msgid": "not ours {x}", "fields": {"x": 1}}}},
+    "kernel k: data race",
+    None,
+])
+def test_a_forged_finding_is_not_used(forged):
+    assert M.executor_said(forged) is None
+
+
+def test_a_forged_finding_falls_back_to_the_english_message():
+    from graders.grade.formats import check_message
+
+    check = {"template": "{function}() raised {exception}: {error}", "message": "m",
+             "fields": {"function": "f", "exception": "RaceError", "error": "kernel k: boom",
+                        "error_said": {"msgid": "{error.__class__}", "fields": {}}}}
+    assert check_message(check, translator("nl")) == "f() gaf RaceError: kernel k: boom"
+    check["fields"]["error_said"] = _race().data()
+    assert "raceconditie" in check_message(check, translator("nl"))
