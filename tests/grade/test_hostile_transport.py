@@ -87,18 +87,18 @@ def _verdicts(rep) -> dict:
 
 @needs_bwrap
 def test_a_submission_asked_twice_gets_the_verdict_it_gets_alone(spec, pool_process):
-    """Wrong on its first call only: alone it fails EMB-COMB-01; in a batch, after a correct
+    """Wrong in its first answer only: alone it fails EMB-COMB-01; in a batch, after a correct
     submission, the replayed example fails and Hypothesis asks again (right by then): it must
     still fail, with the same message."""
     select = ["embed_adds_position_rows"]
     replay.enable(False)
-    alone = _verdicts(grade_path(HERE / "wrong_first_call.py", spec, select=select,
+    alone = _verdicts(grade_path(HERE / "wrong_first_answer.py", spec, select=select,
                                  sandbox="bwrap"))
     assert alone["embed_adds_position_rows"][0] == "failed"
     replay.enable()
     first = _verdicts(grade_path(BASE, spec, select=select, sandbox="bwrap"))
     assert first["embed_adds_position_rows"][0] == "passed"
-    batched = _verdicts(grade_path(HERE / "wrong_first_call.py", spec, select=select,
+    batched = _verdicts(grade_path(HERE / "wrong_first_answer.py", spec, select=select,
                                    sandbox="bwrap"))
     assert replay.KEPT.fallbacks == 1
     assert batched == alone

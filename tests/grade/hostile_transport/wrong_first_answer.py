@@ -1,10 +1,10 @@
-"""Attack on the batch's replay (graders/conformance/replay.py): an embed that is wrong the
-first time it is called and right from then on (a lazy initialisation bug, or a submission
-that bets on being asked twice).
+"""Attack on the batch's replay (graders/conformance/replay.py): an embed whose first
+answer is wrong and every later one right (a lazy initialisation bug, or a submission that
+bets on being asked twice).
 
-Graded alone, Hypothesis finds the wrong first answer and cannot reproduce it while shrinking:
-EMB-COMB-01 fails (flaky). In a batch, after a correct submission, the first replayed example
-fails, Hypothesis runs the property again from its start, and every answer is right by then.
+Graded alone, Hypothesis meets the wrong answer on its first example: EMB-COMB-01 fails. In a
+batch, after a correct submission, the first replayed example fails, Hypothesis runs the
+property again from its start, and every answer is right by then.
 Must happen: the same verdict as graded alone (failed), never a pass bought by being asked twice.
 """
 import numpy as np
@@ -101,8 +101,8 @@ _right_embed = embed
 
 
 def embed(token_ids, token_table, position_table):
-    _calls[0] += 1
     x = _right_embed(token_ids, token_table, position_table)
+    _calls[0] += 1          # answers, not calls: a call that raises is no answer
     if _calls[0] == 1:
-        x = x * 2           # wrong once, the first time only
+        x = x * 2           # its first answer wrong, every later one right
     return x
