@@ -65,6 +65,9 @@ class Unencodable(TypeError):
 
 # ----------------------------------------------------------------------------- values
 def check_dtype(text: str) -> np.dtype:
+    dt = _DTYPES.get(text)
+    if dt is not None:
+        return dt
     try:
         dt = np.dtype(text)
     except (TypeError, ValueError) as exc:
@@ -73,7 +76,12 @@ def check_dtype(text: str) -> np.dtype:
         raise ProtocolError(f"dtype {dt.str!r} may not cross")
     if dt.itemsize < 1:  # |S0, <U0: any shape would fit in zero bytes
         raise ProtocolError(f"dtype {dt.str!r} has no size")
+    if len(_DTYPES) < 256:   # only dtypes that passed the checks, and a bounded number of them
+        _DTYPES[text] = dt
     return dt
+
+
+_DTYPES: dict[str, np.dtype] = {}
 
 
 def encode(value, blobs: list, *, objects: bool = True, keeper=None) -> object:
@@ -342,8 +350,11 @@ def _enc(v, blobs, depth, objects=True, keeper=None):
         if math.isfinite(v):
             return v
         return {"t": "float", "v": "nan" if v != v else ("inf" if v > 0 else "-inf")}
+    if t is list or t is tuple:   # the common containers first (every request is a list)
+        return {"t": "list" if t is list else "tuple",
+                "v": [_enc(x, blobs, depth + 1, objects, keeper) for x in v]}
     if isinstance(v, np.ndarray):
-        arr = np.asarray(v)
+        arr = v if t is np.ndarray else np.asarray(v)
         if type(arr) is not np.ndarray:  # a subclass: take the plain base data
             arr = arr.view(np.ndarray)
         if arr.dtype.kind == "O":
@@ -353,7 +364,7 @@ def _enc(v, blobs, depth, objects=True, keeper=None):
             return {"t": "ndobj", "shape": list(arr.shape), "v": flat}
         if arr.dtype.kind not in ARRAY_KINDS or arr.dtype.fields is not None:
             raise Unencodable(f"an array of dtype {arr.dtype} cannot be sent")
-        data = np.ascontiguousarray(arr)
+        data = arr if arr.flags.c_contiguous else np.ascontiguousarray(arr)
         if keeper is not None and data.size and (node := keeper.node(data, blobs)) is not None:
             return node
         blobs.append(memoryview(data.reshape(-1)).cast("B") if data.size else b"")
@@ -470,9 +481,11 @@ class _Decoder:
         if tag == "nd":
             dt = check_dtype(str(d.get("dtype")))
             shape = d.get("shape")
-            if (not isinstance(shape, list) or len(shape) > 32
-                    or not all(type(n) is int and n >= 0 for n in shape)):
+            if type(shape) is not list or len(shape) > 32:
                 raise ProtocolError("bad array shape")
+            for n in shape:
+                if type(n) is not int or n < 0:
+                    raise ProtocolError("bad array shape")
             if "arena" in d:
                 return self._from_arena(d, dt, shape)
             data = self._blob(d.get("i"))
@@ -562,17 +575,25 @@ def make_generator(state) -> np.random.Generator:
 
 
 # ----------------------------------------------------------------------------- frames
+# made once: json.dumps builds a new encoder on every call that passes options
+_JSON = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
 def pack(header: dict, blobs: list) -> list:
     """One frame as a list of buffers to write in order (the blobs are not copied)."""
-    views = [memoryview(b).cast("B") if not isinstance(b, bytes) else b for b in blobs]
-    header = dict(header, blobs=[len(b) for b in views])
-    head = json.dumps(header, separators=(",", ":"), allow_nan=False).encode("utf-8")
-    body_len = 4 + len(head) + sum(len(b) for b in views)
-    return [struct.pack(">QI", body_len, len(head)) + head, *views]
+    views = [b if type(b) is bytes else memoryview(b).cast("B") for b in blobs]
+    lengths = [len(b) for b in views]
+    header = dict(header, blobs=lengths)
+    head = _JSON.encode(header).encode("utf-8")
+    return [_PREFIX.pack(4 + len(head) + sum(lengths), len(head)) + head, *views]
 
 
 def frame_length(prefix: bytes) -> int:
-    return struct.unpack(">Q", prefix[:8])[0]
+    return _LENGTH.unpack_from(prefix)[0]
+
+
+_loads = json.JSONDecoder().decode
+_PREFIX, _LENGTH, _HEAD = struct.Struct(">QI"), struct.Struct(">Q"), struct.Struct(">I")
 
 
 def unpack(body: bytes | memoryview) -> tuple[dict, list]:
@@ -580,24 +601,26 @@ def unpack(body: bytes | memoryview) -> tuple[dict, list]:
     body = memoryview(body)
     if len(body) < 4:
         raise ProtocolError("truncated frame")
-    (hlen,) = struct.unpack(">I", body[:4])
+    (hlen,) = _HEAD.unpack_from(body)
     if hlen > MAX_HEADER or 4 + hlen > len(body):
         raise ProtocolError("bad header length")
     try:
-        header = json.loads(bytes(body[4:4 + hlen]).decode("utf-8"))
+        header = _loads(str(body[4:4 + hlen], "utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ProtocolError(f"header is not JSON ({type(exc).__name__})") from None
     if not isinstance(header, dict):
         raise ProtocolError("header is not an object")
     lengths = header.get("blobs", [])
-    if not isinstance(lengths, list) or not all(type(n) is int and n >= 0 for n in lengths):
+    if type(lengths) is not list:
         raise ProtocolError("bad blob lengths")
-    pos, blobs = 4 + hlen, []
+    pos, blobs, end = 4 + hlen, [], len(body)
     for n in lengths:
-        if pos + n > len(body):
+        if type(n) is not int or n < 0:
+            raise ProtocolError("bad blob lengths")
+        if pos + n > end:
             raise ProtocolError("truncated blobs")
         blobs.append(body[pos:pos + n])
         pos += n
-    if pos != len(body):
+    if pos != end:
         raise ProtocolError("trailing bytes after the blobs")
     return header, blobs
