@@ -22,12 +22,10 @@ later stand for ``ndref`` keys; every call gets its own fresh copy (protocol.py)
 
 from __future__ import annotations
 
-import argparse
-import importlib.abc
 import importlib.util
 import os
 import sys
-import traceback
+import weakref
 
 MSG_LIMIT = 4000
 
@@ -41,8 +39,10 @@ def _load_protocol(runtime_dir: str):
     return mod
 
 
-class _Refuse(importlib.abc.MetaPathFinder):
-    """Refuses the grader's and the reference's packages, and remembers who asked."""
+class _Refuse:
+    """Refuses the grader's and the reference's packages, and remembers who asked (a meta path
+    finder: the import system needs only `find_spec`; importlib.abc would cost every worker
+    start about 10 ms of imports)."""
 
     def __init__(self, names):
         self.names = tuple(names)
@@ -96,6 +96,8 @@ def _import_error(exc: BaseException, module_path: str) -> dict:
         info["text"] = (exc.text or "").rstrip()[:300]
         info["msg"] = str(exc.msg)[:MSG_LIMIT]
     else:
+        import traceback
+
         frames = [f for f in traceback.extract_tb(exc.__traceback__)
                   if f.filename.startswith(os.path.dirname(module_path))]
         if frames:
@@ -104,20 +106,51 @@ def _import_error(exc: BaseException, module_path: str) -> dict:
     return info
 
 
-def _parse(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--runtime", required=True)
-    ap.add_argument("--req-fd", type=int, required=True)
-    ap.add_argument("--resp-fd", type=int, required=True)
-    ap.add_argument("--module", required=True, help="the submission's .py file")
-    ap.add_argument("--site", action="append", default=[])
-    ap.add_argument("--functions", default="")
-    ap.add_argument("--forbid", required=True, help="comma-separated packages it may not import")
-    ap.add_argument("--drop-uid", type=int, default=None)
-    ap.add_argument("--kernel", action="store_true", help="the submission is CUDA source")
-    ap.add_argument("--arena-fd", type=int, default=None, help="the grader's sealed arena")
-    ap.add_argument("--arena-size", type=int, default=0)
-    return ap.parse_args(argv)
+class _Args:
+    """The worker's options, as the grader passes them (sandbox.plan, proxy.Worker)."""
+
+    def __init__(self):
+        self.runtime = self.module = self.forbid = None     # required
+        self.req_fd = self.resp_fd = None                   # required
+        self.site: list[str] = []                           # repeatable
+        self.functions = ""
+        self.drop_uid = self.arena_fd = None
+        self.arena_size = 0
+        self.kernel = False                                 # the submission is CUDA source
+
+
+_INT_OPTIONS = {"--req-fd", "--resp-fd", "--drop-uid", "--arena-fd", "--arena-size"}
+_TEXT_OPTIONS = {"--runtime", "--module", "--functions", "--forbid"}
+
+
+def _parse(argv) -> _Args:
+    """Options of the form ``--name value`` (``--site`` repeatable, ``--kernel`` a flag): a
+    plain loop, not argparse (whose import costs every worker start about 12 ms)."""
+    args, argv, i = _Args(), list(sys.argv[1:] if argv is None else argv), 0
+    while i < len(argv):
+        opt = argv[i]
+        if opt == "--kernel":
+            args.kernel, i = True, i + 1
+            continue
+        if opt not in _INT_OPTIONS and opt not in _TEXT_OPTIONS and opt != "--site":
+            raise SystemExit(f"worker: unknown option {opt[:40]!r}")
+        if i + 1 >= len(argv):
+            raise SystemExit(f"worker: {opt} needs a value")
+        value, i = argv[i + 1], i + 2
+        attr = opt[2:].replace("-", "_")
+        if opt == "--site":
+            args.site.append(value)
+        elif opt in _INT_OPTIONS:
+            try:
+                setattr(args, attr, int(value))
+            except ValueError:
+                raise SystemExit(f"worker: {opt} needs a number, not {value[:40]!r}") from None
+        else:
+            setattr(args, attr, value)
+    for opt in ("runtime", "module", "forbid", "req_fd", "resp_fd"):
+        if getattr(args, opt) is None:
+            raise SystemExit(f"worker: --{opt.replace('_', '-')} is required")
+    return args
 
 
 def _unbuffer_output() -> None:
@@ -266,8 +299,6 @@ def _serve_call(P, module, header, blobs, send, refuse, kept=None, arena=None) -
     Before the reply goes out (after it, the grader may reuse arena regions), every
     copy-on-write argument the submission still holds (itself, a view, its buffer) gets
     private pages (protocol.detach); the others are unmapped by then."""
-    import weakref
-
     fn_name = header.get("fn")
     kept = {} if kept is None else kept
     pristine: dict = {}   # id of a kept array's fresh copy -> the kept array
