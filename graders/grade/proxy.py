@@ -266,7 +266,9 @@ class Worker:
 
         The request is written with as few system calls as the pipe allows (one ``writev`` for
         a small one, before waiting at all), and a small reply is read in one ``read``, so a
-        round trip wakes each side once."""
+        round trip wakes each side once. The worker writes the submission's output before its
+        reply, so the poll that finds the reply also finds any output: the output pipe is read
+        only when that poll says it holds some (or when no poll was made)."""
         deadline = time.monotonic() + timeout
         if frame:
             self.output_at_start = self.output.total
@@ -285,16 +287,20 @@ class Worker:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     self._timed_out(timeout, what)
-                for key, _ in sel.select(min(left, 0.5)):
+                ready = sel.select(min(left, 0.5))
+                output = False
+                for key, _ in ready:   # the output first: it was written before the reply
+                    if key.data == "out":
+                        output = True
+                        self._drain_output(sel, what)
+                for key, _ in ready:
                     if key.data == "req":
                         self._send_some(parts)
                         if not parts:
                             sel.unregister(self.req_w)
                             writing = False
-                    elif key.data == "out":
-                        self._drain_output(sel, what)
-                    elif self._receive_some(reply, what):
-                        return self._unpack(reply, what)
+                    elif key.data == "resp" and self._receive_some(reply, what):
+                        return self._unpack(reply, what, drain=output)
         finally:
             if writing and self._sel is not None:
                 sel.unregister(self.req_w)
@@ -371,13 +377,14 @@ class Worker:
         pending, self._pending = self._pending, b""
         return self._take(reply, pending, what)
 
-    def _unpack(self, reply: _Reply, what: str):
+    def _unpack(self, reply: _Reply, what: str, drain: bool = True):
         try:
             frame = P.unpack(reply.body)
         except P.ProtocolError as exc:
             self.kill()
             raise WorkerCrashed.said(M.FAULT_MALFORMED_REPLY, what=what, error=str(exc)) from None
-        self.drain_ready_output(what)
+        if drain:
+            self.drain_ready_output(what)
         return frame
 
     def _drain_output(self, sel, what: str) -> None:
