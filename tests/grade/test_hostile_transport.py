@@ -8,6 +8,7 @@ tests/grade/test_hostile_sandbox.py checks that).
 """
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +46,39 @@ def test_the_arena_cannot_be_changed_by_any_trick_of_the_worker():
         kept = list(p._worker.keeper._kept.values())
         assert len(kept) == 1 and np.array_equal(kept[0], a)
         assert p.restarts == 0 and (a == 1.0).all()
+    finally:
+        p.close()
+        sc.cleanup()
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")) / 1024
+
+
+@needs_bwrap
+def test_a_declared_size_costs_the_grader_nothing_until_it_arrives():
+    """12 bytes that declare a 384 MiB reply: the grader waits (and times out) without
+    holding 384 MiB of zeros (it did: +384 MiB of resident memory per call)."""
+    sc, p = _proxy("frame_lies.py", ["declares"], call_timeout=1.0)
+    peak, stop = [0.0], threading.Event()
+
+    def sample():
+        while not stop.wait(0.05):
+            peak[0] = max(peak[0], _rss_mib())
+
+    try:
+        assert p.start().ok
+        base = _rss_mib()
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        try:
+            with pytest.raises(CallTimeout):
+                p.declares(0)
+        finally:
+            stop.set()
+            sampler.join()
+        assert peak[0] - base < 64, (base, peak[0])
     finally:
         p.close()
         sc.cleanup()

@@ -4,11 +4,13 @@ in the shared-memory arena (a mapping the worker holds):
 * `huge`: a frame header that declares 2**62 bytes (the grader must not try to allocate it);
 * `short`: a header that declares 1 MiB, 100 bytes of it, then silence (never replying while
   holding the arena's mapping);
+* `declares`: a header that declares just under the 384 MiB reply limit, then silence (the
+  grader must not hold 384 MiB for the 12 bytes it got);
 * `stopped`: SIGSTOP of itself in the middle of a call (a stopped process ignores SIGTERM);
 * `early`: a whole reply written before the call's own, so that the next call's answer is
   already waiting when the grader sends the next request.
 
-Must happen: `huge` is a resource fault at once, `short` and `stopped` are timeouts of that
+Must happen: `huge` is a resource fault at once, `short`, `declares` and `stopped` are timeouts of that
 call (the worker killed, confirmed gone), and each time the next call starts a fresh worker
 that answers from the grader's own bytes (`total`). `early` changes nothing the worker could
 not do anyway: each answer is the worker's, for the call it answers.
@@ -39,6 +41,11 @@ def huge(a):
 
 def short(a):
     os.write(_reply_fd(), struct.pack(">QI", 1 << 20, 20) + b"\0" * 100)
+    time.sleep(30)
+
+
+def declares(a):
+    os.write(_reply_fd(), struct.pack(">QI", (384 << 20) - 64, 20) + b"\0" * 4)
     time.sleep(30)
 
 
