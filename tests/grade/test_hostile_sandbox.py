@@ -28,7 +28,8 @@ from .conftest import (CORRECT, HAS_BWRAP, HOSTILE, LIMITS, SANDBOX, grade_path,
 from tests.helpers import fast_limits
 
 ATTACKS = Path(__file__).resolve().parent / "hostile"
-ALL_HOSTILE = sorted(ATTACKS.glob("*.py")) + sorted(HOSTILE.glob("*.py"))
+ALL_HOSTILE = (sorted(ATTACKS.glob("*.py")) + sorted(HOSTILE.glob("*.py"))
+               + sorted((ATTACKS.parent / "hostile_transport").glob("*.py")))
 FAST = fast_limits(call_timeout=3.0, startup_timeout=8.0)
 PASSED = ("passed", "")
 

@@ -8,6 +8,7 @@ tests/grade/test_hostile_sandbox.py checks that).
 """
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -136,3 +137,25 @@ def test_a_submission_asked_twice_gets_the_verdict_it_gets_alone(spec, pool_proc
                                    sandbox="bwrap"))
     assert replay.KEPT.fallbacks == 1
     assert batched == alone
+
+
+@needs_bwrap
+def test_exceptions_named_like_hypothesis_skip_nothing_and_steer_no_replay(spec, pool_process,
+                                                                           tmp_path):
+    """The first submission of a pool raises exceptions named UnsatisfiedAssumption, StopTest,
+    Frozen: each is its own raise (the check fails as graded alone), nothing of it is kept, and
+    the submissions after it get the verdicts they get alone."""
+    from tests.corpus import buggy_cases
+
+    select = ["embed_adds_position_rows"]
+    buggy = next(b for b in buggy_cases() if b.name == "embed_positions_first_sequence")
+    files = [HERE / "forged_hypothesis_control.py", buggy.write(tmp_path), BASE]
+    replay.enable(False)
+    alone = [_verdicts(grade_path(f, spec, select=select, sandbox="bwrap")) for f in files]
+    assert alone[0]["embed_adds_position_rows"][0] == "failed"
+    assert re.match(r"embed\(\) raised (UnsatisfiedAssumption|StopTest|Frozen)",
+                    alone[0]["embed_adds_position_rows"][1])
+    replay.enable()
+    pooled = [_verdicts(grade_path(f, spec, select=select, sandbox="bwrap")) for f in files]
+    assert pooled == alone
+    assert len(replay.KEPT) == 1                  # kept from the correct one only
