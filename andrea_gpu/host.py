@@ -40,7 +40,9 @@ from pathlib import Path
 import numpy as np
 
 from .backend import get_backend
+from .executor import findings as F
 from .executor.build import BuildError, kernel_names
+from .executor.findings import Said
 
 MAX_SOURCE_BYTES = 1 << 20
 #: Elements (ids x d_model) above which a call is a "real-size" call (see KernelHost._launch).
@@ -137,6 +139,23 @@ class SubmissionError(ValueError):
     def __init__(self, message: str, log: str = ""):
         self.log = log
         super().__init__(message + (f"\n{log.strip()}" if log.strip() else ""))
+
+
+class CompileFeedback(str):
+    """The compile step's feedback (English text) where it is the kit's own sentences (the
+    file refused, entry points missing): ``said`` holds them as ``findings.Said`` (each a line),
+    so a grader can tell them in the reader's language. A compiler's log is a plain str."""
+
+    said: list = []
+
+    @classmethod
+    def of(cls, said: list, text: str | None = None) -> "CompileFeedback":
+        out = cls(text if text is not None else "\n".join(str(s) for s in said))
+        out.said = list(said)
+        return out
+
+    def translatable(self) -> list[dict]:
+        return [s.data() for s in self.said]
 
 
 class KernelContractError(RuntimeError):
@@ -275,18 +294,16 @@ def check_includes(text: str, name: str) -> None:
     """
     errors = []
     if "??=" in text or "??/" in text:
-        errors.append((1, "trigraphs (??= ??/) are not accepted"))
+        errors.append((1, Said(F.MSG_NO_TRIGRAPHS)))
     for num, raw in enumerate(text.split("\n"), 1):
         if _RAW_STRING.search(raw):  # they span lines and could hide directives from this check
-            errors.append((num, "raw string literals (R\"...\") are not allowed in a kernel "
-                                "submission"))
+            errors.append((num, Said(F.MSG_NO_RAW_STRINGS)))
     # Lines that look like directives are checked as written too, whatever a comment or a
     # line splice around them might mean to one compiler or another.
     lines = _logical_lines(text)
     for num, line in lines:  # a prefix split by a line splice (R\ then "x() is one too
         if _RAW_STRING.search(line) and not any(n == num for n, _ in errors):
-            errors.append((num, "raw string literals (R\"...\") are not allowed in a kernel "
-                                "submission"))
+            errors.append((num, Said(F.MSG_NO_RAW_STRINGS)))
     physical = text.split("\n")
     lines += [(num, raw) for num, raw in enumerate(physical, 1)
               if raw.lstrip().startswith(("#", "%:"))
@@ -296,8 +313,7 @@ def check_includes(text: str, name: str) -> None:
         code = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', '""', line)
         m = _FORBIDDEN_WORDS.search(code)
         if m:
-            errors.append((num, f"'{m.group(1)}' is not allowed in a kernel submission "
-                                f"(no inline assembly, no file or pragma tricks)"))
+            errors.append((num, Said(F.MSG_FORBIDDEN_WORD, word=m.group(1))))
             continue
         stripped = line.lstrip()
         directive = None
@@ -310,24 +326,26 @@ def check_includes(text: str, name: str) -> None:
             dname = (word.group(1) or "") if word else ""
             rest = directive[word.end():].strip() if word else ""
             if dname not in _ALLOWED_DIRECTIVES:
-                errors.append((num, f"#{dname} is not allowed in a kernel submission"))
+                errors.append((num, Said(F.MSG_FORBIDDEN_DIRECTIVE, directive=dname)))
             elif dname == "include":
                 # a line as written still holds its comment: #include <cstdint>  // int32_t
                 m = re.fullmatch(r'<([A-Za-z0-9_.]+)>|"([A-Za-z0-9_.]+)"',
                                  re.split(r"\s*(?://|/\*)", rest)[0])
                 if not m or (m.group(1) or m.group(2)) not in ALLOWED_HEADERS:
-                    errors.append((num, f"#include {rest[:80]} is not allowed: a kernel "
-                                        f"submission is one self-contained file and may include "
-                                        f"only standard or CUDA headers such as <cstdint> or "
-                                        f"<cuda_runtime.h>"))
+                    errors.append((num, Said(F.MSG_FORBIDDEN_INCLUDE, header=rest[:80])))
             elif dname == "pragma":
                 if not rest.split() or rest.split()[0] not in _ALLOWED_PRAGMAS:
-                    errors.append((num, f"#pragma {rest[:40]} is not allowed (only #pragma "
-                                        f"unroll and #pragma once are)"))
+                    errors.append((num, Said(F.MSG_FORBIDDEN_PRAGMA, pragma=rest[:40])))
     if errors:
-        errors = sorted(set(errors))
-        log = "\n".join(f"{name}:{num}: error: {msg}" for num, msg in errors[:20])
-        raise SubmissionError(f"kernel submission {name} was refused", log)
+        seen: dict = {}
+        for num, said in sorted(errors, key=lambda e: (e[0], str(e[1]))):
+            seen.setdefault((num, str(said)), said)
+        lines = [Said(F.MSG_REFUSED_LINE, file=name, line=num, problem=said)
+                 for (num, _), said in list(seen.items())[:20]]
+        exc = SubmissionError(f"kernel submission {name} was refused",
+                              "\n".join(str(s) for s in lines))
+        exc.said = lines
+        raise exc
 
 
 def read_source(path) -> tuple[str, str]:
@@ -365,17 +383,17 @@ def compile_kernel_source(path, contract: KernelContract, *,
     try:
         check_includes(text, name)
     except SubmissionError as exc:
-        return False, exc.log
+        return False, CompileFeedback.of(getattr(exc, "said", None) or [], exc.log)
     missing = _missing(text, contract)
     if missing:
-        return False, ("missing kernel entry points (each must be defined as written):\n"
-                       + "\n".join(f"  {sig}" for sig in missing))
+        return False, CompileFeedback.of([Said(F.MSG_MISSING_ENTRY_POINTS, signatures="\n".join(
+            f"  {sig}" for sig in missing))])
     res = compile_source(text + contract.check_source(), name, arch or contract.arch,
                          headers=nvrtc_headers())
     log = res.log
     if res.ok and 'extern "C"' not in text:
-        return False, (log + "\nentry points must be declared extern \"C\" so the grader can "
-                       "find them by name").strip()
+        said = Said(F.MSG_NOT_EXTERN_C, log=log.strip())
+        return False, CompileFeedback.of([said], str(said).strip())
     return res.ok, log
 
 

@@ -88,6 +88,23 @@ MSG_BAD_SHAPE = "bad launch shape: {threads} threads per block, {blocks} blocks"
 MSG_NO_MEMORY = "the executor ran out of memory for this launch"
 MSG_RUNTIME_OTHER = "the executor stopped the kernel: {text}"
 
+# --- the kernel file refused before it is compiled (andrea_gpu/host.py); a compiler's own log
+# is quoted as it is
+MSG_MISSING_ENTRY_POINTS = ("missing kernel entry points (each must be defined as written):\n"
+                            "{signatures}")
+MSG_NOT_EXTERN_C = ("{log}\nentry points must be declared extern \"C\" so the grader can find them "
+                    "by name")
+MSG_REFUSED_LINE = "{file}:{line}: error: {problem}"
+MSG_NO_TRIGRAPHS = "trigraphs (??= ??/) are not accepted"
+MSG_NO_RAW_STRINGS = "raw string literals (R\"...\") are not allowed in a kernel submission"
+MSG_FORBIDDEN_WORD = ("'{word}' is not allowed in a kernel submission (no inline assembly, no file "
+                      "or pragma tricks)")
+MSG_FORBIDDEN_DIRECTIVE = "#{directive} is not allowed in a kernel submission"
+MSG_FORBIDDEN_INCLUDE = ("#include {header} is not allowed: a kernel submission is one "
+                         "self-contained file and may include only standard or CUDA headers such "
+                         "as <cstdint> or <cuda_runtime.h>")
+MSG_FORBIDDEN_PRAGMA = "#pragma {pragma} is not allowed (only #pragma unroll and #pragma once are)"
+
 
 class Said:
     """A template and its values; values may be Said themselves."""
@@ -98,14 +115,28 @@ class Said:
         self.msgid, self.fields = msgid, fields
 
     def __str__(self) -> str:
-        return self.msgid.format(**{k: str(v) if isinstance(v, Said) else v
-                                    for k, v in self.fields.items()})
+        return self.msgid.format(**{k: _text(v) for k, v in self.fields.items()})
 
     def data(self) -> dict:
-        """``{"msgid", "fields"}`` as plain JSON (nested sentences as such dicts)."""
-        return {"msgid": self.msgid,
-                "fields": {k: v.data() if isinstance(v, Said) else v
-                           for k, v in self.fields.items()}}
+        """``{"msgid", "fields"}`` as plain JSON (nested sentences as such dicts, a list of
+        sentences as a list of them)."""
+        return {"msgid": self.msgid, "fields": {k: _data(v) for k, v in self.fields.items()}}
+
+
+def _text(v):
+    if isinstance(v, Said):
+        return str(v)
+    if isinstance(v, list):   # sentences, one a line
+        return "\n".join(str(x) for x in v)
+    return v
+
+
+def _data(v):
+    if isinstance(v, Said):
+        return v.data()
+    if isinstance(v, list):
+        return [_data(x) for x in v]
+    return v
 
 
 def templates() -> tuple[str, ...]:

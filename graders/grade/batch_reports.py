@@ -82,7 +82,8 @@ def feedback_text(report: dict | None, lang: str, fmt: str = "md", name: str = "
         lines.append(t(M.HIDDEN_GROUPS, n=len(hidden)))
     imp = report.get("import") or {}
     if not imp.get("ok", True):
-        lines += ["", t(M.IMPORT_FAILED), "", "```", M.import_detail(imp, t), "```", "",
+        lines += ["", t(M.IMPORT_FAILED), "", "```",
+                  M.import_detail(imp, t, kernel=report.get("kind") == "kernel"), "```", "",
                   t(M.IMPORT_HINT)]
     for d in ((report.get("notebook") or {}).get("dropped") or [])[:20]:
         lines += ["", t(M.NOTEBOOK_DROPPED, cell=d["cell"], line=d["line"], text=d["text"])]

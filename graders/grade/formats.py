@@ -159,7 +159,8 @@ def summary(report: dict, t: Translator, *, students: bool = True,
     imp = report.get("import") or {}
     if not imp.get("ok", True):
         hint = M.IMPORT_HINT_KERNEL if report.get("kind") == "kernel" else M.IMPORT_HINT
-        lines += ["", t(M.IMPORT_FAILED), M.import_detail(imp, t), t(hint)]
+        lines += ["", t(M.IMPORT_FAILED),
+                  M.import_detail(imp, t, kernel=report.get("kind") == "kernel"), t(hint)]
     elif not any(c.get("problem") for c in report["checks"]) and report["checks"]:
         lines += ["", t(M.NOTHING_WRONG)]
     for d in ((report.get("notebook") or {}).get("dropped") or [])[:20]:

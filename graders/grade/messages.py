@@ -91,6 +91,8 @@ SIGNAL_ILL = "an illegal instruction (SIGILL)"
 SIGNAL_KILL = "SIGKILL (possibly the system's out-of-memory killer)"
 
 # --- hints for faults and missing functions
+KERNEL_COMPILE_FAILED = "Your kernel file does not compile; the compiler says:\n{log}"
+KERNEL_REFUSED = "Your kernel file was not compiled:\n{log}"
 IMPORT_HINT_KERNEL = ("Fix this error so that your kernel file compiles; until then every check "
                       "scores zero.")
 HINT_TIMEOUT_KERNEL = ("Look for a loop that never ends, a grid-stride or block-stride loop whose "
@@ -134,8 +136,9 @@ def fault_detail(detail: dict, t=None) -> str:
     return t(detail["msgid"], **fields)
 
 
-def import_detail(imp: dict, t=None) -> str:
-    """Why the import failed, in the translator's language (English without one)."""
+def import_detail(imp: dict, t=None, *, kernel: bool = False) -> str:
+    """Why the import failed, in the translator's language (English without one); `kernel`:
+    the submission is a .cu file (its compile step's feedback)."""
     t = t or (lambda msgid, **kw: msgid.format(**kw) if kw else msgid)
     if imp.get("problem"):
         return t(imp["problem"], **(imp.get("fields") or {}))
@@ -144,6 +147,8 @@ def import_detail(imp: dict, t=None) -> str:
     if imp.get("fault"):
         return imp["fault"]
     err = imp.get("error") or {}
+    if err.get("type") == "CompileError" and kernel:
+        return compile_detail(err, t)
     typ, msg, line = err.get("type", "Error"), err.get("msg", ""), err.get("line")
     if line and err.get("cell"):   # a notebook: the cell and the line in it
         text = t(IMPORT_ERROR_AT_CELL, type=typ, cell=err["cell"], line=line, msg=msg)
@@ -189,6 +194,10 @@ def executor_said(data, depth: int = 0) -> dict | None:
             v = executor_said(v, depth + 1)
             if v is None:
                 return None
+        elif isinstance(v, list):   # sentences, one a line
+            v = [executor_said(x, depth + 1) for x in v[:20]]
+            if not all(v):
+                return None
         elif isinstance(v, bool) or not isinstance(v, (str, int, float, type(None))):
             return None
         elif isinstance(v, str):
@@ -201,9 +210,21 @@ def executor_said(data, depth: int = 0) -> dict | None:
     return {"msgid": msgid, "fields": clean}
 
 
+def compile_detail(err: dict, t) -> str:
+    """Why a kernel file did not compile: the kit's refusal in the reader's language, or the
+    compiler's own log as it wrote it under a translated sentence."""
+    said = err.get("said")
+    lines = [executor_said(s) for s in said] if isinstance(said, list) and len(said) <= 20 \
+        else None
+    if lines and all(lines):
+        return t(KERNEL_REFUSED, log="\n".join(said_text(s, t) for s in lines))
+    return t(KERNEL_COMPILE_FAILED, log=str(err.get("msg", "")))
+
+
 def said_text(said: dict, t=None) -> str:
     """An executor sentence (checked by executor_said) in the translator's language."""
     t = t or (lambda msgid, **kw: msgid.format(**kw) if kw else msgid)
-    fields = {k: said_text(v, t) if isinstance(v, dict) else v
+    fields = {k: said_text(v, t) if isinstance(v, dict)
+              else "\n".join(said_text(x, t) for x in v) if isinstance(v, list) else v
               for k, v in (said.get("fields") or {}).items()}
     return t(said["msgid"], **fields)

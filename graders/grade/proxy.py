@@ -101,6 +101,11 @@ def import_error_info(info: dict) -> dict:
         out["text"] = info["text"][:300]
     if isinstance(info.get("bases"), list):
         out["bases"] = [str(b)[:100] for b in info["bases"][:20] if isinstance(b, str)]
+    said = info.get("said")   # a kernel file's refusal as the kit's sentences (checked)
+    if isinstance(said, list) and 0 < len(said) <= 20:
+        lines = [M.executor_said(s) for s in said]
+        if all(lines):
+            out["said"] = lines
     return out
 
 

@@ -91,6 +91,8 @@ def _said(exc: BaseException):
 
 def _import_error(exc: BaseException, module_path: str) -> dict:
     info = _exc_info(exc)
+    if type(exc) is CompileError and exc.said:
+        info["said"] = exc.said
     if isinstance(exc, SyntaxError):
         info["line"] = exc.lineno
         info["text"] = (exc.text or "").rstrip()[:300]
@@ -422,12 +424,18 @@ def _load_kernel(path: str, runtime_dir: str):
         raise RuntimeError(f"kernel grading unavailable: {exc}") from None
     ok, log = host.compile_kernel_source(path, contract)
     if not ok:
-        raise CompileError(str(log)[:MSG_LIMIT])
+        exc = CompileError(str(log)[:MSG_LIMIT])
+        if isinstance(log, host.CompileFeedback):   # the kit's own sentences, translatable
+            exc.said = log.translatable()
+        raise exc
     return host.load_kernel_submission(path, contract, andrea_validate)
 
 
 class CompileError(Exception):
-    """The kernel source does not compile (the message is the compiler's log)."""
+    """The kernel source does not compile (the message is the compiler's log); ``said``: the
+    kit's refusal as sentences (host.CompileFeedback), where it is one."""
+
+    said = None
 
 
 CHANNEL_LOST = 9

@@ -119,3 +119,47 @@ def test_a_forged_finding_falls_back_to_the_english_message():
     assert check_message(check, translator("nl")) == "f() gaf RaceError: kernel k: boom"
     check["fields"]["error_said"] = _race().data()
     assert "raceconditie" in check_message(check, translator("nl"))
+
+
+def _compile_feedback(tmp_path, text: str):
+    from andrea_gpu.submission import compile_kernel_source
+
+    cu = tmp_path / "k.cu"
+    cu.write_text(text)
+    return compile_kernel_source(cu)
+
+
+def test_a_refused_kernel_file_is_told_in_each_language(tmp_path):
+    """The kit's own refusal (before any compiler runs) is sentences of the catalogs; the
+    English log is unchanged."""
+    ok, log = _compile_feedback(tmp_path, '#include "../secret.h"\n#pragma GCC poison x\n'
+                                          'extern "C" __global__ void k() { asm("nop"); }\n')
+    assert not ok and "k.cu:1: error: #include" in log and "k.cu:3: error: 'asm'" in log
+    err = {"type": "CompileError", "msg": str(log), "said": log.translatable()}
+    en = M.import_detail({"error": err}, kernel=True)
+    assert en == M.KERNEL_REFUSED.format(log=str(log))
+    for lang, words in (("nl", "niet toegestaan"), ("ko", "허용되지 않습니다")):
+        text = M.import_detail({"error": err}, translator(lang), kernel=True)
+        assert words in text and "k.cu:1:" in text and "k.cu:2:" in text and "k.cu:3:" in text
+        assert "is not allowed" not in text and "error:" not in text, text
+
+
+def test_missing_entry_points_are_told_in_each_language(tmp_path):
+    ok, log = _compile_feedback(tmp_path, 'extern "C" __global__ void k() {}\n')
+    assert not ok and "missing kernel entry points" in log
+    err = {"type": "CompileError", "msg": str(log), "said": log.translatable()}
+    nl = M.import_detail({"error": err}, translator("nl"), kernel=True)
+    assert "kernel-ingangen ontbreken" in nl and "andrea_lookup(" in nl   # the signatures as is
+    assert "missing" not in nl
+
+
+def test_a_compiler_log_stays_verbatim_under_a_translated_sentence():
+    log = 'k.cu(3): error: identifier "x" is undefined'
+    err = {"type": "CompileError", "msg": log}
+    assert M.import_detail({"error": err}, translator("nl"), kernel=True) == \
+        f"Je kernelbestand compileert niet; de compiler meldt:\n{log}"
+    # a forged refusal (not the kit's sentences) does not replace the log
+    err["said"] = [{"msgid": "{log.__class__}", "fields": {"log": 1}}]
+    assert M.import_detail({"error": err}, translator("ko"), kernel=True).endswith(log)
+    # a Python submission's own exception named CompileError is not a compile step
+    assert M.import_detail({"error": err}, translator("nl")) == f"CompileError: {log}"

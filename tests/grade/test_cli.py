@@ -116,6 +116,10 @@ def test_kernel_submissions_compile_in_the_worker_or_say_why_not(tmp_path, spec,
         return
     assert rep["kind"] == "kernel" and rep["score"] == 0
     assert not rep["import"]["ok"]   # compiler feedback: missing entry points
+    from graders.grade import formats   # told in the student's language, signatures as they are
+    nl, ko = formats.text(rep, "nl", width=1000), formats.text(rep, "ko", width=1000)
+    assert "kernel-ingangen ontbreken" in nl and "커널 진입점이 없습니다" in ko
+    assert "andrea_lookup(" in nl and "missing kernel entry points" not in nl + ko
 
 
 def test_folders_with_one_module(tmp_path):
