@@ -158,8 +158,9 @@ class CompileFeedback(str):
         return [s.data() for s in self.said]
 
 
-class KernelContractError(RuntimeError):
-    """A kernel broke the contract's rule for out-of-range ids (never an IndexError)."""
+class KernelContractError(F.FindingError):
+    """A kernel broke the contract's rule for out-of-range ids (never an IndexError); its
+    message is a finding (findings.MSG_BAD_*, ...), translatable like the executor's."""
 
 
 # ----------------------------------------------------------------------------- the contract
@@ -500,25 +501,17 @@ class KernelHost:
         want = INT32_MAX if first is None else first
         if got == want:
             return
-        launch = f"(grid {grid_block[0]}, block {grid_block[1]})"
+        launch = {"kernel": kernel, "grid": int(grid_block[0]), "block": int(grid_block[1])}
         if first is None:
-            raise KernelContractError(
-                f"{kernel} {launch} set *bad = {got} although every id is in range")
+            raise KernelContractError(Said(F.MSG_BAD_BUT_ALL_IN_RANGE, got=got, **launch))
         bad_id = int(flat[first])
+        where = f"{label}{_flat_where(where_shape, first)}"
+        probe_ids = Said(F.MSG_PROBE_IDS, ids=str(flat.tolist())) if probe else ""
         if got == INT32_MAX:
-            raise KernelContractError(
-                f"{kernel} {launch} did not report the out-of-range id "
-                f"{label}{_flat_where(where_shape, first)} = {bad_id}: *bad is still INT_MAX. "
-                f"Check every id against num_rows and record the smallest flat index of a bad "
-                f"id with atomicMin(bad, i), skipping that row"
-                + (f" (probe_ids: good ids mixed with num_rows, -1 and INT_MAX: "
-                   f"{flat.tolist()})" if probe else ""))
-        raise KernelContractError(
-            f"{kernel} {launch} set *bad = {got}, but the first out-of-range id is at flat "
-            f"index {first} ({label}{_flat_where(where_shape, first)} = {bad_id}); use "
-            f"atomicMin(bad, i) so that the smallest index wins"
-            + (f" (probe_ids: good ids mixed with num_rows, -1 and INT_MAX: "
-               f"{flat.tolist()})" if probe else ""))
+            raise KernelContractError(Said(F.MSG_BAD_NOT_REPORTED, where=where, bad_id=bad_id,
+                                           probe=probe_ids, **launch))
+        raise KernelContractError(Said(F.MSG_BAD_NOT_SMALLEST, got=got, first=int(first),
+                                       where=where, bad_id=bad_id, probe=probe_ids, **launch))
 
     @staticmethod
     def _bad_rows(flat: np.ndarray, rows: int) -> np.ndarray:
@@ -587,10 +580,9 @@ class KernelHost:
                            if not (np.array_equal(got[i].view(np.uint32), want[i].view(np.uint32))
                                    if exact else np.allclose(got[i], want[i], rtol=1e-5,
                                                              atol=1e-5)))
-            raise KernelContractError(
-                f"{kernel} (grid {gb[0]}, block {gb[1]}) got the rows of good ids wrong when "
-                f"out-of-range ids are present (first at token_ids"
-                f"{_flat_where(where_shape, int(good[bad_row]))}): skip only the bad rows")
+            raise KernelContractError(Said(
+                F.MSG_GOOD_ROWS_WRONG, kernel=kernel, grid=int(gb[0]), block=int(gb[1]),
+                where=_flat_where(where_shape, int(good[bad_row]))))
 
     # ------------------------------------------------------------------ embed
     def embed(self, token_ids, token_table, position_table):
@@ -732,10 +724,9 @@ class KernelHost:
             if not np.allclose(got, want, rtol=1e-5, atol=1e-5):
                 row = int(np.flatnonzero(~np.all(np.isclose(got, want, rtol=1e-5, atol=1e-5),
                                                  axis=1))[0])
-                raise KernelContractError(
-                    f"andrea_embed_backward_token (grid {gb[0]}, block {gb[1]}) got gradient "
-                    f"row {row} wrong when out-of-range ids are present: skip only the rows "
-                    f"of bad ids")
+                raise KernelContractError(Said(
+                    F.MSG_GRADIENT_ROW_WRONG, kernel="andrea_embed_backward_token",
+                    grid=int(gb[0]), block=int(gb[1]), row=row))
 
 
 def load_kernel_submission(path, contract: KernelContract, validate, *,

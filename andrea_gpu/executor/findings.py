@@ -105,6 +105,35 @@ MSG_FORBIDDEN_INCLUDE = ("#include {header} is not allowed: a kernel submission 
                          "as <cstdint> or <cuda_runtime.h>")
 MSG_FORBIDDEN_PRAGMA = "#pragma {pragma} is not allowed (only #pragma unroll and #pragma once are)"
 
+# --- the contract's rule for out-of-range ids, checked after each launch (andrea_gpu/host.py)
+MSG_BAD_BUT_ALL_IN_RANGE = ("{kernel} (grid {grid}, block {block}) set *bad = {got} although every "
+                            "id is in range")
+MSG_BAD_NOT_REPORTED = ("{kernel} (grid {grid}, block {block}) did not report the out-of-range id "
+                        "{where} = {bad_id}: *bad is still INT_MAX. Check every id against "
+                        "num_rows and record the smallest flat index of a bad id with "
+                        "atomicMin(bad, i), skipping that row{probe}")
+MSG_BAD_NOT_SMALLEST = ("{kernel} (grid {grid}, block {block}) set *bad = {got}, but the first "
+                        "out-of-range id is at flat index {first} ({where} = {bad_id}); use "
+                        "atomicMin(bad, i) so that the smallest index wins{probe}")
+MSG_PROBE_IDS = " (probe_ids: good ids mixed with num_rows, -1 and INT_MAX: {ids})"
+MSG_GOOD_ROWS_WRONG = ("{kernel} (grid {grid}, block {block}) got the rows of good ids wrong when "
+                       "out-of-range ids are present (first at token_ids{where}): skip only the "
+                       "bad rows")
+MSG_GRADIENT_ROW_WRONG = ("{kernel} (grid {grid}, block {block}) got gradient row {row} wrong when "
+                          "out-of-range ids are present: skip only the rows of bad ids")
+
+
+class FindingError(RuntimeError):
+    """An error whose message is a finding (``Said``): ``str(exc)`` is its English sentence,
+    ``translatable()`` the template and values (None for a plain message)."""
+
+    def __init__(self, said):
+        super().__init__(str(said))
+        self.said = said if isinstance(said, Said) else None
+
+    def translatable(self) -> dict | None:
+        return self.said.data() if self.said is not None else None
+
 
 class Said:
     """A template and its values; values may be Said themselves."""

@@ -66,23 +66,13 @@ _STATUS = {1: F.MSG_STATUS_FAULT, 2: F.MSG_STATUS_DIVERGENT, 3: F.MSG_STATUS_NOT
            4: F.MSG_STATUS_TRAP, 5: F.MSG_STATUS_BAD_LAUNCH}
 
 
-class KernelError(RuntimeError):
+class KernelError(F.FindingError):
     """A kernel misbehaved on the CPU executor (fault, out-of-bounds access, barrier misuse).
 
     Built from a finding (``findings.Said``): ``str(exc)`` is its English sentence, and
-    ``translatable()`` gives it as a template and values for feedback in other languages.
+    ``translatable()`` gives it as a template and values for feedback in other languages (a
+    plain message, such as the GPU sanitizer's, has none).
     """
-
-    def __init__(self, said):
-        if not isinstance(said, Said):   # a plain message (e.g. of the GPU's sanitizer)
-            super().__init__(str(said))
-            self.said = None
-            return
-        super().__init__(str(said))
-        self.said = said
-
-    def translatable(self) -> dict | None:
-        return self.said.data() if self.said is not None else None
 
 
 class OutOfBoundsError(KernelError):

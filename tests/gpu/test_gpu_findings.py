@@ -29,14 +29,18 @@ def test_every_executor_sentence_is_in_the_catalog(lang):
     assert [m for m in F.templates() if m not in cat] == []
 
 
-def test_the_executor_raises_only_catalog_sentences():
-    """Each KernelError / RaceError / OutOfBoundsError of launch.py is built from a Said whose
-    template is a findings.MSG_* constant (or a choice between them)."""
-    tree = ast.parse((EXECUTOR / "launch.py").read_text())
+@pytest.mark.parametrize("path, classes, least", [
+    (EXECUTOR / "launch.py", ("KernelError", "RaceError", "OutOfBoundsError"), 8),
+    (EXECUTOR.parent / "host.py", ("KernelContractError",), 5),
+], ids=["launch.py", "host.py"])
+def test_the_executor_raises_only_catalog_sentences(path, classes, least):
+    """Each KernelError / RaceError / OutOfBoundsError of launch.py (KernelContractError of
+    host.py) is built from a Said whose template is a findings.MSG_* constant (or a choice
+    between them)."""
+    tree = ast.parse(path.read_text())
     raises = [n for n in ast.walk(tree) if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call)
-              and getattr(n.exc.func, "id", None) in ("KernelError", "RaceError",
-                                                     "OutOfBoundsError")]
-    assert len(raises) >= 8
+              and getattr(n.exc.func, "id", None) in classes]
+    assert len(raises) >= least
     for r in raises:
         (arg,) = r.exc.args
         assert isinstance(arg, ast.Call) and getattr(arg.func, "id", None) == "Said", r.lineno
