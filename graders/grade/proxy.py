@@ -21,7 +21,6 @@ A worker the grader itself cannot start or stop raises :class:`SandboxError`.
 
 from __future__ import annotations
 
-import mmap
 import os
 import selectors
 import signal
@@ -191,19 +190,37 @@ class _Reply:
     def __init__(self, limit: int):
         self.limit = limit
         self.head = bytearray()
-        self.body: bytearray | mmap.mmap | None = None
+        self.body: bytearray | None = None
+        self.size = 0     # the body's declared length (the buffer may hold a first part)
         self.got = 0
 
     def want(self) -> int:
-        return 8 - len(self.head) if self.body is None else len(self.body) - self.got
+        return 8 - len(self.head) if self.body is None else self.size - self.got
 
     def complete(self) -> bool:
-        return self.body is not None and self.got == len(self.body)
+        return self.body is not None and self.got == self.size
+
+    def start(self, n: int) -> None:
+        """A body of `n` bytes. A large one is first only what has arrived, and gets its whole
+        buffer once a quarter is in: a header that declares 384 MiB and sends nothing more
+        costs the grader nothing while it waits (a quarter must arrive to have it all)."""
+        self.size = n
+        self.body = bytearray(n if n < LAZY_BODY else 0)
+
+    def room(self) -> memoryview | None:
+        """Where the next bytes go; None while a large body is still only what arrived."""
+        if self.got == len(self.body) < self.size:
+            if self.got < self.size // 4:
+                return None
+            whole = bytearray(self.size)
+            whole[:self.got] = self.body
+            self.body = whole
+        return memoryview(self.body)[self.got:]
 
 
 #: Bytes read at once while a reply's length is not known yet (a small reply in one read).
 FIRST_READ = 1 << 16
-#: Replies of at least this many bytes are read into memory that is backed as it is written.
+#: Replies of at least this many bytes get their whole buffer once a quarter has arrived.
 LAZY_BODY = 1 << 20
 _IOV_MAX = 512
 
@@ -351,7 +368,15 @@ class Worker:
                     self._died(what)
                 return self._take(reply, chunk, what)
             if reply.want():
-                n = os.readv(self.resp_r, [memoryview(reply.body)[reply.got:]])
+                room = reply.room()
+                if room is None:
+                    chunk = os.read(self.resp_r, min(reply.want(), 1 << 20))
+                    if not chunk:
+                        self._died(what)
+                    reply.body += chunk
+                    reply.got += len(chunk)
+                    return False
+                n = os.readv(self.resp_r, [room])
                 if not n:
                     self._died(what)
                 reply.got += n
@@ -373,10 +398,7 @@ class Worker:
             self.kill()
             raise ResourceExhausted.said(M.FAULT_REPLY_TOO_LARGE, what=what,
                                          mib=reply.limit >> 20)
-        # A large body's pages are backed only as its bytes arrive (an anonymous map, not a
-        # zero-filled bytearray): a header that declares 384 MiB and sends nothing more costs
-        # the grader nothing while it waits for the rest.
-        reply.body = bytearray(n) if n < LAZY_BODY else mmap.mmap(-1, n)
+        reply.start(n)
         k = min(n, len(rest))
         reply.body[:k] = rest[:k]
         reply.got = k
