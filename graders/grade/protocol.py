@@ -588,6 +588,16 @@ def pack(header: dict, blobs: list) -> list:
     return [_PREFIX.pack(4 + len(head) + sum(lengths), len(head)) + head, *views]
 
 
+def drop_written(parts: list, n: int) -> None:
+    """Remove the first `n` bytes a writev took from `parts` (buffers in order), in place."""
+    while n and parts:
+        if n >= len(parts[0]):
+            n -= len(parts.pop(0))
+        else:
+            parts[0] = parts[0][n:]
+            n = 0
+
+
 def frame_length(prefix: bytes) -> int:
     return _LENGTH.unpack_from(prefix)[0]
 

@@ -352,12 +352,7 @@ class Worker:
         except BrokenPipeError:  # the worker died: its reply pipe will say how
             parts.clear()
             return
-        while n and parts:
-            if n >= len(parts[0]):
-                n -= len(parts.pop(0))
-            else:
-                parts[0] = parts[0][n:]
-                n = 0
+        P.drop_written(parts, n)
 
     def _receive_some(self, reply: _Reply, what: str) -> bool:
         """Read what the reply pipe holds now; True once the whole frame has arrived."""

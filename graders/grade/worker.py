@@ -205,13 +205,7 @@ class _Channel:
         parts = [memoryview(p).cast("B") for p in self.P.pack(header, list(blobs)) if len(p)]
         try:
             while parts:
-                n = os.writev(self.resp_fd, parts[:512])
-                while n and parts:
-                    if n >= len(parts[0]):
-                        n -= len(parts.pop(0))
-                    else:
-                        parts[0] = parts[0][n:]
-                        n = 0
+                self.P.drop_written(parts, os.writev(self.resp_fd, parts[:512]))
         except OSError:
             _channel_lost()
 

@@ -93,3 +93,11 @@ def test_deep_nesting_is_bounded():
         tree = {"t": "list", "v": [tree]}
     with pytest.raises(P.ProtocolError):
         P.decode(tree, [])
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 9, 10])
+def test_drop_written_keeps_exactly_the_unwritten_bytes(n):
+    parts = [b"abc", memoryview(b"d"), b"efghij"]
+    P.drop_written(parts, n)
+    assert b"".join(bytes(p) for p in parts) == b"abcdefghij"[n:]
+    assert all(len(p) for p in parts)
