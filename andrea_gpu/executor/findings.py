@@ -66,6 +66,8 @@ MSG_FPE = "arithmetic exception"
 
 # --- barriers, warps, traps, launches (the runtime's own findings, with the schedule)
 MSG_RUNTIME = "kernel {kernel} ({status}, {schedule} schedule): {thread}: {finding}"
+#: The schedules a launch runs in (launch.ORDERS), as the {schedule} of the sentences.
+SCHEDULES = {"forward": "forward", "reverse": "reverse", "shuffle": "shuffle"}
 MSG_STATUS_FAULT = "fault"
 MSG_STATUS_DIVERGENT = "divergent barrier"
 MSG_STATUS_NOT_REACHED = "barrier not reached by every thread"
@@ -170,8 +172,14 @@ def _data(v):
 
 def templates() -> tuple[str, ...]:
     """Every template the executor can report (the catalogs must translate each)."""
-    return tuple(dict.fromkeys(v for k, v in globals().items()
-                               if k.startswith("MSG_") and isinstance(v, str)))
+    return tuple(dict.fromkeys([v for k, v in globals().items()
+                                if k.startswith("MSG_") and isinstance(v, str)]
+                               + list(SCHEDULES.values())))
+
+
+def schedule(name: str) -> Said | str:
+    """A schedule's name as a sentence of its own (translated), or as it is when unknown."""
+    return Said(SCHEDULES[name]) if name in SCHEDULES else name
 
 
 def thread(block, thr) -> Said:

@@ -261,7 +261,7 @@ class Kernel:
                         elem = int(diff[0]) // max(first.itemsize, 1)
                         raise RaceError(Said(
                             F.MSG_SCHEDULES_DIFFER, kernel=self.name, argument=self._arg(i),
-                            first=orders[0], second=order, element=elem,
+                            first=F.schedule(orders[0]), second=F.schedule(order), element=elem,
                             got=repr(first.reshape(-1)[elem]), other=repr(now.reshape(-1)[elem])))
         for i, res in zip(outputs, results):
             np.copyto(args[i], res)
@@ -367,7 +367,8 @@ class Kernel:
                                    thread=at, signal=signal, address=address, line=line))
         raise KernelError(Said(F.MSG_RUNTIME, kernel=self.name,
                                status=Said(_STATUS.get(status, F.MSG_STATUS_FAULT)),
-                               schedule=label, thread=at, finding=F.runtime_finding(msg)))
+                               schedule=F.schedule(label), thread=at,
+                               finding=F.runtime_finding(msg)))
 
 
 _PARAMS_RE = re.compile(

@@ -167,3 +167,15 @@ def test_a_compiler_log_stays_verbatim_under_a_translated_sentence():
     assert M.import_detail({"error": err}, translator("ko"), kernel=True).endswith(log)
     # a Python submission's own exception named CompileError is not a compile step
     assert M.import_detail({"error": err}, translator("nl")) == f"CompileError: {log}"
+
+
+def test_the_schedules_are_named_in_each_language():
+    said = Said(F.MSG_SCHEDULES_DIFFER, kernel="k", argument=Said(F.MSG_ARGUMENT, index=2,
+                name="out"), first=F.schedule("forward"), second=F.schedule("shuffle"),
+                element=3, got="1.0", other="2.0")
+    assert "'forward' and 'shuffle' schedules" in str(said)
+    data = M.executor_said(said.data())
+    nl, ko = (M.said_text(data, translator(lang)) for lang in ("nl", "ko"))
+    assert "'oplopend' en 'willekeurig'" in nl and "'오름차순' 순서와 '무작위' 순서" in ko
+    assert "forward" not in nl + ko and "shuffle" not in nl + ko
+    assert F.schedule("sideways") == "sideways"
