@@ -460,7 +460,7 @@ class KernelHost:
         """
         if self.sanitizer_findings.get(name):
             from .executor import KernelError
-            raise KernelError(self.sanitizer_findings[name][0].message())
+            raise KernelError(self.sanitizer_findings[name][0].said())
         kernel = self._mod.get_function(name)
         if self._be.name == "cpu" and shape is None and work > BIG_WORK:
             grid, block = ShapeCycle.resolve(min(self.contract.test_shapes, key=lambda s: s[1]),

@@ -47,8 +47,17 @@ class Finding:
     where: str  # file:line, or "" when the report has none
 
     def message(self) -> str:
-        at = f" at {self.where}" if self.where else ""
-        return f"compute-sanitizer {self.tool}: kernel {self.kernel}: {self.what}{at}"
+        return str(self.said())
+
+    def said(self):
+        """The finding as a catalog sentence (findings.MSG_SANITIZER*); the tool's own words
+        (``what``) are quoted as it wrote them."""
+        from .executor import findings as F
+
+        if self.where:
+            return F.Said(F.MSG_SANITIZER_AT, tool=self.tool, kernel=self.kernel, what=self.what,
+                          line=self.where)
+        return F.Said(F.MSG_SANITIZER, tool=self.tool, kernel=self.kernel, what=self.what)
 
 
 def find_sanitizer() -> str | None:

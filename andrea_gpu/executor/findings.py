@@ -90,6 +90,10 @@ MSG_BAD_SHAPE = "bad launch shape: {threads} threads per block, {blocks} blocks"
 MSG_NO_MEMORY = "the executor ran out of memory for this launch"
 MSG_RUNTIME_OTHER = "the executor stopped the kernel: {text}"
 
+# --- on a GPU: compute-sanitizer's findings (andrea_gpu/sanitizer.py); its words as it wrote them
+MSG_SANITIZER = "compute-sanitizer {tool}: kernel {kernel}: {what}"
+MSG_SANITIZER_AT = "compute-sanitizer {tool}: kernel {kernel}: {what} at {line}"
+
 # --- the kernel file refused before it is compiled (andrea_gpu/host.py); a compiler's own log
 # is quoted as it is
 MSG_MISSING_ENTRY_POINTS = ("missing kernel entry points (each must be defined as written):\n"

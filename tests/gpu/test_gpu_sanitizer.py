@@ -42,6 +42,14 @@ def test_reports_become_findings_per_kernel_with_file_and_line():
     assert found[0].message() == ("compute-sanitizer memcheck: kernel andrea_lookup: Invalid "
                                   "__global__ read of size 4 bytes at student.cu:8")
     assert "shared-memory data race" in found[1].message()
+    # the sentence around the tool's own words is the catalog's (told in nl/ko by the grader)
+    from graders.grade import messages as M
+    from graders.grade.i18n import translator
+    said = M.executor_said(found[0].said().data())
+    assert M.said_text(said) == found[0].message()
+    assert M.said_text(said, translator("ko")) == (
+        "compute-sanitizer memcheck: 커널 andrea_lookup: student.cu:8에서 Invalid __global__ read "
+        "of size 4 bytes")
 
 
 def test_a_clean_report_has_no_findings():
