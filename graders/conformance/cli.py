@@ -80,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
 
     source = getattr(impl, "__andrea_source__", None)
     notes = [dropped_note(d) for d in source.dropped] if source is not None else []
+    notes += list(getattr(impl, "__andrea_cell_notes__", []))
 
     def show(r):
         if args.format == "text":

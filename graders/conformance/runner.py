@@ -29,8 +29,9 @@ from .assertions import call_repr, mutation, seed_of
 from .faults import ImplementationFault
 from .outcome import Cause, FaultKind, Status
 from .profiles import DEFAULT_PROFILE, use_profile
-from .sources import (NOTEBOOK_SUFFIX, Source, SourceError, choose_entry, forbidden_imports,
-                      kit_names_taken, read_source, submission_root)
+from .sources import (NOTEBOOK_SUFFIX, Source, SourceError, cell_error_note, choose_entry,
+                      forbidden_imports, kit_names_taken, read_source, run_cells,
+                      submission_root)
 from .registry import Check, ConformanceError, all_checks, select as select_checks
 
 PASSED, FAILED, ERROR, SKIPPED, NOT_RUN = (Status.PASSED, Status.FAILED, Status.ERROR,
@@ -207,22 +208,16 @@ def _exec_source(source: Source, path: Path):
     _CURRENT_SOURCE.append(source)
     try:
         try:
-            code = compile(source.text, str(path), "exec")
+            failed = run_cells(source.text, str(path), source.cell_ranges(), module.__dict__)
         except SyntaxError as exc:
             raise ImplementationLoadError(
                 f"{path}: syntax error at {_where(exc.lineno)}: {exc.msg}") from None
-        try:
-            exec(code, module.__dict__)  # noqa: S102 - the student's own notebook, in-process
-        except Exception as exc:  # noqa: BLE001
-            tb = exc.__traceback__
-            line = None
-            while tb is not None:
-                if tb.tb_frame.f_code.co_filename == str(path):
-                    line = tb.tb_lineno
-                tb = tb.tb_next
-            at = f" at {_where(line)}" if line else ""
+        except Exception as exc:  # noqa: BLE001 - MemoryError: run_cells records the others
             raise ImplementationLoadError(
-                f"{path}: running the notebook raised {type(exc).__name__}{at}: {exc}") from None
+                f"{path}: running the notebook raised {type(exc).__name__}: {exc}") from None
+        # a cell that raised: recorded (the cells after it ran); andrea-conform shows notes
+        module.__andrea_cell_notes__ = [cell_error_note(source, first, exc, line)
+                                        for first, exc, line in failed]
     finally:
         _CURRENT_SOURCE.pop()
     return module

@@ -13,6 +13,11 @@ grader), so that both read a submission the same way and apply the same import r
   back to "cell N, line L" (cells counted from the top of the notebook, Markdown cells included).
   ``display(...)``, which Jupyter provides without an import, is there too (it shows nothing:
   ``NOTEBOOK_PRELUDE``, the source's first line, which maps to no cell);
+* a notebook runs as Jupyter runs it: cell after cell in one namespace (``run_cells``), each
+  cell compiled on its own with the line numbers of the whole source. A cell that raises an
+  ``Exception`` is recorded and the cells after it still run (what the failing cell would have
+  defined is missing); ``SystemExit``, ``KeyboardInterrupt`` (any ``BaseException`` that is not an
+  ``Exception``) stop the run as in a module. A syntax error anywhere stops it before any cell runs;
 * the import rule: a submission may import any installed package (NumPy, pandas, matplotlib,
   ...) except the kit's own packages (``KIT_PACKAGES``: the reference, the GPU implementation,
   the graders, the spec) and the test tooling (``TOOLING_PACKAGES``). ``forbidden_imports``
@@ -76,6 +81,19 @@ class Source:
         cell, k = self.line_map[line - 1]
         return (cell, k) if cell else None           # cell 0: the prelude
 
+    def cell_ranges(self) -> list[tuple[int, int]]:
+        """(first, last) line of ``text`` (1-based) of each code cell, in order (the prelude
+        first, as a cell of its own)."""
+        ranges: list[tuple[int, int]] = []
+        prev = None
+        for i, (cell, _) in enumerate(self.line_map, 1):
+            if cell == prev:
+                ranges[-1] = (ranges[-1][0], i)
+            else:
+                ranges.append((i, i))
+            prev = cell
+        return ranges
+
     def to_dict(self) -> dict:
         return {"origin": self.origin, "notebook": self.notebook,
                 "line_map": [list(x) for x in self.line_map],
@@ -122,6 +140,52 @@ def notebook_source(data: bytes | str, origin: str) -> Source:
         out.append("")
         line_map.append((number, len(lines) + 1))
     return Source("\n".join(out) + "\n", origin, True, line_map, dropped)
+
+
+def format_ranges(ranges: list[tuple[int, int]]) -> str:
+    """Cell ranges as the grader's worker takes them (``--cells 2-5,7-9``)."""
+    return ",".join(f"{a}-{b}" for a, b in ranges)
+
+
+def run_cells(text: str, filename: str, ranges: list[tuple[int, int]], namespace: dict,
+              ) -> list[tuple[int, BaseException, int | None]]:
+    """Run a notebook's cells (see the module docstring): ``(first line, exception, line it
+    was raised at)`` of each cell that raised an ``Exception``. A syntax error, a
+    ``MemoryError`` and every ``BaseException`` that is not an ``Exception`` propagate.
+
+    (The grader's worker, which imports nothing of the project, has its own copy of this loop.)
+    """
+    import __future__
+
+    future_mask = 0
+    for feature in __future__.all_feature_names:
+        future_mask |= getattr(__future__, feature).compiler_flag
+    lines = text.splitlines(keepends=True)
+    flags, codes = 0, []
+    for first, last in ranges:          # every cell compiled first: a syntax error runs nothing
+        chunk = "\n" * (first - 1) + "".join(lines[first - 1:last])
+        code = compile(chunk, filename, "exec", flags, dont_inherit=True)
+        flags |= code.co_flags & future_mask     # a cell's __future__ import holds after it
+        codes.append((first, code))
+    failed = []
+    for first, code in codes:
+        try:
+            exec(code, namespace)  # noqa: S102 - the caller decides where this runs
+        except MemoryError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a cell's error is recorded, as Jupyter does
+            failed.append((first, exc, _raised_at(exc, filename)))
+    return failed
+
+
+def _raised_at(exc: BaseException, filename: str) -> int | None:
+    """The line of the cell's own code that raised (the call into a function, say)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            return tb.tb_lineno
+        tb = tb.tb_next
+    return None
 
 
 class _Continuation:
@@ -191,6 +255,19 @@ DROPPED_KINDS = {
     "magic": "an IPython magic", "shell": "a shell command", "get_ipython": "a get_ipython() call",
     "help": "an IPython help request", "cell_magic": "a cell magic",
 }
+
+
+def cell_error_note(source: Source, first: int, exc: BaseException, line: int | None) -> str:
+    """English note for the self-check on a cell that raised (the grader translates its own)."""
+    cell = (source.locate(first) or (0, 0))[0]
+    loc = source.locate(line)
+    at = f", line {loc[1]}" if loc and loc[0] == cell else ""
+    try:
+        msg = str(exc)[:300]
+    except Exception:  # noqa: BLE001 - an odd __str__
+        msg = ""
+    return (f"cell {cell}{at} raised {type(exc).__name__}: {msg}; the cells after it were "
+            "run (what this cell defines is missing)")
 
 
 def dropped_note(d: Dropped) -> str:

@@ -85,6 +85,8 @@ def feedback_text(report: dict | None, lang: str, fmt: str = "md", name: str = "
         lines += ["", t(M.IMPORT_FAILED), "", "```",
                   M.import_detail(imp, t, kernel=report.get("kind") == "kernel"), "```", "",
                   t(M.IMPORT_HINT)]
+    for note in M.cells_raised(report, t):
+        lines += ["", note]
     for d in ((report.get("notebook") or {}).get("dropped") or [])[:20]:
         lines += ["", t(M.NOTEBOOK_DROPPED, cell=d["cell"], line=d["line"], text=d["text"])]
     for c in report["checks"]:

@@ -163,6 +163,7 @@ def summary(report: dict, t: Translator, *, students: bool = True,
                   M.import_detail(imp, t, kernel=report.get("kind") == "kernel"), t(hint)]
     elif not any(c.get("problem") for c in report["checks"]) and report["checks"]:
         lines += ["", t(M.NOTHING_WRONG)]
+    lines += M.cells_raised(report, t)
     for d in ((report.get("notebook") or {}).get("dropped") or [])[:20]:
         lines.append(t(M.NOTEBOOK_DROPPED, cell=d["cell"], line=d["line"], text=d["text"]))
     if report.get("restarts"):

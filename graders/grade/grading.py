@@ -24,7 +24,8 @@ from graders.conformance.registry import (RegistryError, SelectionError, all_che
                                           select as select_checks)
 from graders.conformance.runner import CheckResult, load_impl, not_run, run_check, run_checks
 from graders.conformance.sources import (NOTEBOOK_SUFFIX, SourceError, choose_entry,
-                                         kit_names_taken, notebook_source, submission_root)
+                                         format_ranges, kit_names_taken, notebook_source,
+                                         submission_root)
 from spec import Spec
 
 from . import messages as M
@@ -156,7 +157,9 @@ def _notebook_submission(name, files, entry, data, digest) -> Submission:
                           problem_fields={"name": entry}, digest=digest)
     files = dict(files)
     files[NOTEBOOK_MODULE] = src.text.encode("utf-8")
-    return Submission(name, files, NOTEBOOK_MODULE, source=src.to_dict(), digest=digest)
+    source = src.to_dict()
+    source["cells"] = format_ranges(src.cell_ranges())   # the worker runs them one by one
+    return Submission(name, files, NOTEBOOK_MODULE, source=source, digest=digest)
 
 
 def _check_size(path, size: int) -> None:
@@ -277,6 +280,20 @@ def _cell_of(source: dict, line) -> dict:
     return {}
 
 
+def _cells_raised(source: dict, cells: list[dict]) -> list[dict]:
+    """{"cell", "line", "type", "msg"} of each notebook cell that raised (its line: where in
+    that cell, None when unknown); the cells after it were run."""
+    out = []
+    for c in cells:
+        cell = _cell_of(source, c["first"]).get("cell")
+        if not cell:
+            continue
+        at = _cell_of(source, c["line"])
+        out.append({"cell": cell, "line": at["line"] if at.get("cell") == cell else None,
+                    "type": c["type"], "msg": c["msg"]})
+    return out
+
+
 def _not_run(check) -> CheckResult:
     """A check that could not start because the submission did not import (said once, above)."""
     return not_run(check, Cause.IMPORT_ERROR, M.NOT_RUN_IMPORT)
@@ -320,7 +337,8 @@ def _launch_early(sub, spec, sandbox, limits):
     try:
         mode, _ = choose_mode(sandbox)
         scratch = prepare(sub.files, sub.module, kernel=sub.kind == "kernel",
-                          kernel_contract=spec.raw.get("kernels"))
+                          kernel_contract=spec.raw.get("kernels"),
+                          cells=(sub.source or {}).get("cells", ""))
     except (RuntimeError, OSError):
         return None
     proxy = SubmissionProxy(scratch, limits, mode, contract_functions(spec))
@@ -356,7 +374,8 @@ def _run_submission(sub, spec, checks, mode, limits, profile, select, on_result,
     else:
         try:
             scratch = prepare(sub.files, sub.module, kernel=sub.kind == "kernel",
-                              kernel_contract=spec.raw.get("kernels"))
+                              kernel_contract=spec.raw.get("kernels"),
+                          cells=(sub.source or {}).get("cells", ""))
         except OSError as exc:
             raise GraderError(f"{sub.name}: the grader could not prepare its scratch folder "
                               f"({exc.strerror or type(exc).__name__})") from None
@@ -367,6 +386,8 @@ def _run_submission(sub, spec, checks, mode, limits, profile, select, on_result,
             outcome = proxy.start()
             if outcome.ok:
                 run["import"] = {"ok": True, "functions": outcome.functions}
+                if outcome.cells:
+                    run["import"]["cells"] = _cells_raised(sub.source or {}, outcome.cells)
                 run["results"] = _run_checks(proxy, spec, profile, select, sub.target,
                                              on_result)
             else:

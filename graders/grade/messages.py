@@ -49,6 +49,10 @@ IMPORT_ERROR_AT_CELL = "{type} in cell {cell}, line {line}: {msg}"
 NOT_A_NOTEBOOK = "{name} is not a Jupyter notebook that can be read; save it again from Jupyter."
 NOTEBOOK_DROPPED = ("Cell {cell}, line {line}: “{text}” was left out: it only works inside "
                     "Jupyter (IPython magics, shell commands and get_ipython() are not Python).")
+NOTEBOOK_CELL_RAISED = ("Cell {cell} raised {type}: {msg}; the cells after it were run (what it "
+                        "would have defined is missing).")
+NOTEBOOK_CELL_RAISED_AT = ("Cell {cell}, line {line} raised {type}: {msg}; the cells after it were "
+                           "run (what it would have defined is missing).")
 AUTOGRADER_FAILED = ("The autograder could not grade this submission; this is not a verdict on "
                      "your work. Please tell the course staff.")
 MANY_MODULES = "The submission has several Python modules ({names}); put one module in the folder or name it submission.py."
@@ -159,6 +163,20 @@ def import_detail(imp: dict, t=None, *, kernel: bool = False) -> str:
     if err.get("text"):
         text += "\n    " + str(err["text"]).strip()
     return text
+
+
+def cells_raised(report: dict, t=None) -> list[str]:
+    """A note per notebook cell that raised while the notebook ran (the cells after it ran)."""
+    t = t or (lambda msgid, **kw: msgid.format(**kw) if kw else msgid)
+    notes = []
+    for c in ((report.get("import") or {}).get("cells") or [])[:20]:
+        fields = {"cell": c.get("cell"), "type": c.get("type", "Error"), "msg": c.get("msg", "")}
+        if c.get("line"):
+            notes.append(t(NOTEBOOK_CELL_RAISED_AT, line=c["line"], **fields))
+        else:
+            notes.append(t(NOTEBOOK_CELL_RAISED, **fields))
+    return notes
+
 # A check that broke on the submission's value (and not on the reference): the check failed.
 CHECK_BROKE_ON_RESULT = ("a value the submission returned made this check break ({exception}: "
                          "{error}); the check does not break on the reference implementation, "

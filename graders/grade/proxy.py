@@ -125,6 +125,7 @@ class Outcome:
     ok: bool
     functions: list[str] = field(default_factory=list)
     error: dict | None = None            # {"type", "msg", "line", "text"} of an import error
+    cells: list[dict] = field(default_factory=list)   # a notebook's cells that raised
     fault: ImplementationFault | None = None
 
 
@@ -522,6 +523,19 @@ def describe_exit(code: int | None, what: str, mode: str) -> ImplementationFault
     return WorkerCrashed.said(M.FAULT_EXIT, what=what, code=code)
 
 
+def _cell_errors(cells) -> list[dict]:
+    """A notebook's cells that raised, as the worker said (checked: first line, line, type and
+    message; anything else the worker sent is dropped)."""
+    out: list[dict] = []
+    for c in cells[:50] if isinstance(cells, list) else []:
+        if not isinstance(c, dict) or type(c.get("first")) is not int:
+            continue
+        line = c.get("line")
+        out.append({"first": c["first"], "line": line if type(line) is int else None,
+                    "type": str(c.get("type", ""))[:100], "msg": str(c.get("msg", ""))[:300]})
+    return out
+
+
 class SubmissionProxy:
     """An object whose attributes are the submission's contract functions."""
 
@@ -568,7 +582,7 @@ class SubmissionProxy:
             self._kill()
             return Outcome(ok=False, error=dict(header["import_error"]))
         self._present = set(header["ready"])
-        return Outcome(ok=True, functions=sorted(self._present))
+        return Outcome(ok=True, functions=sorted(self._present), cells=header.get("cells", []))
 
     def _spawn(self, what: str) -> dict:
         if self._launched and self._worker is not None and self._worker.alive:
@@ -582,7 +596,8 @@ class SubmissionProxy:
             self._kill()
             raise self._fault(header, what)
         if "ready" in header and isinstance(header["ready"], list):
-            return {"ready": [f for f in header["ready"] if f in self._functions]}
+            return {"ready": [f for f in header["ready"] if f in self._functions],
+                    "cells": _cell_errors(header.get("cells"))}
         if "import_error" in header and isinstance(header["import_error"], dict):
             return {"import_error": import_error_info(header["import_error"])}
         self._kill()

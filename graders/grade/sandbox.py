@@ -376,6 +376,7 @@ class Scratch:
     kernel: bool = False
     uid: int | None = None        # the uid the worker drops to (root only)
     dirs: dict = field(default_factory=dict)
+    cells: str = ""               # a notebook: its cells' line ranges in the module (2-5,7-9)
 
     def cleanup(self) -> None:
         # rmtree works through directory descriptors: a symlink a worker left is removed,
@@ -384,11 +385,12 @@ class Scratch:
 
 
 def prepare(files: dict[str, bytes], module_rel: str, *, kernel: bool = False,
-            kernel_contract: dict | None = None) -> Scratch:
+            kernel_contract: dict | None = None, cells: str = "") -> Scratch:
     """Write a submission's files into a fresh scratch folder (read-only for the worker).
 
     kernel=True: also the kernel runtime and `kernel_contract` (the spec's ``kernels:``
-    mapping) into runtime/kernel, and NVRTC's package into site/.
+    mapping) into runtime/kernel, and NVRTC's package into site/. cells: a notebook's cell
+    ranges (sources.format_ranges), which the worker runs one by one.
     """
     root = Path(tempfile.mkdtemp(prefix="andrea-grade-"))
     os.chmod(root, 0o755)
@@ -416,7 +418,7 @@ def prepare(files: dict[str, bytes], module_rel: str, *, kernel: bool = False,
     if kernel:
         _kernel_runtime(dirs["runtime"] / "kernel", kernel_contract)
     os.chmod(dirs["runtime"], 0o555)
-    return Scratch(root=root, module_rel=module_rel, kernel=kernel, dirs=dirs)
+    return Scratch(root=root, module_rel=module_rel, kernel=kernel, dirs=dirs, cells=cells)
 
 
 def _fresh_work_dir(scratch: Scratch, uid: int | None) -> Path:
@@ -591,6 +593,8 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
                    "--site", inside["site"], "--functions", ",".join(functions)]
     if uid is not None:
         argv += ["--drop-uid", str(uid)]
+    if scratch.cells:
+        argv += ["--cells", scratch.cells]
     if scratch.kernel:
         argv += ["--kernel", "--forbid", ",".join(KERNEL_FORBIDDEN)]
     else:

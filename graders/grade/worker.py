@@ -119,10 +119,11 @@ class _Args:
         self.drop_uid = self.arena_fd = None
         self.arena_size = 0
         self.kernel = False                                 # the submission is CUDA source
+        self.cells = ""     # a notebook: its cells' line ranges in the module ("2-5,7-9")
 
 
 _INT_OPTIONS = {"--req-fd", "--resp-fd", "--drop-uid", "--arena-fd", "--arena-size"}
-_TEXT_OPTIONS = {"--runtime", "--module", "--functions", "--forbid"}
+_TEXT_OPTIONS = {"--runtime", "--module", "--functions", "--forbid", "--cells"}
 
 
 def _parse(argv) -> _Args:
@@ -223,7 +224,10 @@ class _Channel:
 
 
 def _import_submission(args, refuse, send):
-    """Import the submission; returns the module, or an exit status after reporting why not."""
+    """Import the submission; returns (the module, the notebook cells that raised), or an
+    exit status after reporting why not."""
+    failed: list = []
+    ranges = _cell_ranges(args.cells) if args.cells else None
     try:
         if args.kernel:
             module = _load_kernel(args.module, args.runtime)
@@ -231,7 +235,10 @@ def _import_submission(args, refuse, send):
             spec = importlib.util.spec_from_file_location("submission", args.module)
             module = importlib.util.module_from_spec(spec)
             sys.modules["submission"] = module
-            spec.loader.exec_module(module)
+            if ranges:
+                failed = _run_cells(args.module, ranges, module.__dict__)
+            else:
+                spec.loader.exec_module(module)
     except MemoryError:
         send({"fault": "memory", "event": "memory_import", "msg": "ran out of memory while importing"})
         return 3
@@ -248,7 +255,63 @@ def _import_submission(args, refuse, send):
     if refuse.attempts:
         send({"fault": "forbidden", "msg": refuse.attempts[0]})
         return 5
-    return module
+    return module, failed
+
+
+def _cell_ranges(text: str) -> list:
+    try:
+        ranges = [tuple(int(x) for x in part.split("-")) for part in text.split(",")]
+    except ValueError:
+        raise SystemExit(f"worker: --cells needs ranges like 2-5,7-9, not {text[:40]!r}") from None
+    if any(len(r) != 2 or not 1 <= r[0] <= r[1] for r in ranges):
+        raise SystemExit(f"worker: --cells needs ranges like 2-5,7-9, not {text[:40]!r}")
+    return ranges
+
+
+def _run_cells(path: str, ranges: list, namespace: dict) -> list:
+    """A notebook's cells, run as Jupyter runs them (graders.conformance.sources.run_cells,
+    copied: the worker imports nothing of the project). Every cell is compiled first (a syntax
+    error runs nothing); a cell that raises an Exception is recorded and the next cells run;
+    MemoryError and the BaseExceptions that are not Exceptions (SystemExit, ...) propagate.
+    Returns [{"first": first line of the cell, "line": line that raised, "type", "bases",
+    "msg"}] (at most 50)."""
+    import __future__
+
+    mask = 0
+    for feature in __future__.all_feature_names:
+        mask |= getattr(__future__, feature).compiler_flag
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines(keepends=True)
+    flags, codes = 0, []
+    for first, last in ranges:
+        code = compile("\n" * (first - 1) + "".join(lines[first - 1:last]), path, "exec",
+                       flags, dont_inherit=True)
+        flags |= code.co_flags & mask
+        codes.append((first, code))
+    failed = []
+    for first, code in codes:
+        try:
+            exec(code, namespace)  # noqa: S102 - the submission, in its worker
+        except MemoryError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a cell's error is recorded, as Jupyter does
+            if len(failed) < 50:
+                info = _exc_info(exc)
+                info["first"], info["line"] = first, _raised_at(exc, path)
+                failed.append(info)
+    return failed
+
+
+def _raised_at(exc: BaseException, path: str):
+    try:
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == path:
+                return tb.tb_lineno
+            tb = tb.tb_next
+    except BaseException:  # noqa: BLE001 - a hostile traceback: no line
+        pass
+    return None
 
 
 def main(argv=None) -> int:
@@ -263,8 +326,12 @@ def main(argv=None) -> int:
     module = _import_submission(args, refuse, chan.send)
     if isinstance(module, int):
         return module
+    module, failed = module
     functions = [f for f in args.functions.split(",") if f]
-    chan.send({"ready": [f for f in functions if _has(module, f)]})
+    ready = {"ready": [f for f in functions if _has(module, f)]}
+    if failed:
+        ready["cells"] = failed
+    chan.send(ready)
     kept: dict = {}   # argument arrays kept between calls, by the grader's key
     while True:
         msg = chan.recv()

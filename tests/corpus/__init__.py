@@ -5,9 +5,9 @@
   scalars and Dutch error subclasses, scipy.sparse and np.linalg.norm with read-only and
   Fortran-ordered results, itertools/functools with float32 loops, uint and int32 ids, tables
   drawn in other orders from the same rng, float64 inside, jax-like functional code, bound
-  methods of one object as module-level aliases), a notebook (``.ipynb``, with IPython magics
-  and ``display()``) and a package folder (``__init__.py`` re-exporting its modules). Each
-  must get full marks from andrea-conform and andrea-grade.
+  methods of one object as module-level aliases), notebooks (``.ipynb``: one with IPython magics
+  and ``display()``, one whose demo cells raise IndexError and NameError) and a package folder
+  (``__init__.py`` re-exporting its modules). Each must get full marks from andrea-conform and andrea-grade.
 * ``buggy/*.py``: one file per bug class. Each holds only what differs from
   ``correct/numpy_naive.py`` (the functions it redefines, appended to that module's source),
   and two header lines: ``# bug: <what is wrong>`` and ``# fails: <check ids>``, the exact set

@@ -16,10 +16,11 @@ from tests.corpus import buggy_cases, correct_files
 
 from .conftest import grade_path
 
-# a notebook (magics, display()) and a package folder too: how they are read is the grader's own
+# notebooks (magics, display(), demo cells that raise) and a package folder too: how they are
+# read is the grader's own
 GRADED = [p for p in correct_files()
           if p.stem in ("numpy_naive", "python_loops", "einsum_fsum_scalars", "notebook_magics",
-                        "package_reexport")]
+                        "notebook_demo_raises", "package_reexport")]
 INTERNALS = re.compile(r"Draw \d|Failing test case|Falsifying|data\(\.\.\.\)|bit_generator|PCG64")
 
 

@@ -1,0 +1,119 @@
+"""A notebook runs as Jupyter runs it, cell after cell: a cell that raises an Exception is
+recorded and the next cells still run, in the grader's worker and in the self-check alike; a
+plain module keeps its import rule; SystemExit and KeyboardInterrupt stop the run as before."""
+import json
+
+import nbformat
+import pytest
+
+from graders.conformance.registry import all_checks
+from graders.conformance.runner import ImplementationLoadError, load_impl
+from graders.grade import formats, messages as M
+from graders.grade.grading import grade, load_submission
+from graders.grade.i18n import translator
+from tests.corpus import BASE, correct_files
+from tests.helpers import TEST_SANDBOX, fast_limits
+
+LIMITS = fast_limits()
+DEMO = next(p for p in correct_files() if p.stem == "notebook_demo_raises")
+VEC = ["VEC-*"]
+
+
+def _cells(path, *cells):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Huiswerk")] + [
+        nbformat.v4.new_code_cell(c) for c in cells]
+    nbformat.write(nb, str(path))
+    return path
+
+
+def _split_base():
+    """numpy_naive.py as cells: everything up to norm, norm alone, and what follows it."""
+    text = BASE.read_text(encoding="utf-8")
+    a, b = text.index("def norm("), text.index("def cosine_similarity(")
+    return text[:a], text[a:b], text[b:]
+
+
+def _grade(path, spec, select=VEC):
+    return grade(load_submission(path), spec, profile="dev", limits=LIMITS,
+                 sandbox=TEST_SANDBOX, select=select)
+
+
+def test_a_raising_demo_cell_costs_nothing_and_is_named_in_every_language(spec):
+    rep = _grade(DEMO, spec, select=VEC + ["EMB-LOOKUP-*"])
+    assert rep["import"]["ok"] and rep["score"] == rep["max_score"], [
+        (c["id"], c["message"]) for c in rep["checks"] if c["problem"]]
+    assert [(c["cell"], c["line"], c["type"]) for c in rep["import"]["cells"]] == [
+        (5, 3, "IndexError"), (7, 1, "NameError")]
+    for lang, words in (("en", "Cell 5, line 3 raised IndexError"),
+                        ("nl", "Cel 5, regel 3 gaf IndexError"),
+                        ("ko", "5번째 셀 3번째 줄에서 IndexError")):
+        out = json.loads(formats.render(rep, "gradescope", lang))
+        assert words in out["output"] and "NameError" in out["output"], out["output"]
+        assert "Traceback" not in out["output"] and "worker" not in out["output"]
+        assert translator(lang)(M.NOTHING_WRONG) in out["output"]
+
+
+def test_self_check_runs_the_cells_after_a_raising_one(capsys):
+    from graders.conformance import cli as conform_cli
+
+    impl = load_impl(DEMO, submission_rules=True)
+    assert all(callable(getattr(impl, f, None)) for f in ("lookup", "embed", "cosine_similarity"))
+    assert impl.positions.shape == (2, 4)          # the last cell ran
+    notes = impl.__andrea_cell_notes__
+    assert len(notes) == 2 and notes[0].startswith("cell 5, line 3 raised IndexError")
+    assert conform_cli.main([str(DEMO), "--select", "VEC-DOT-*"]) == 0
+    out = capsys.readouterr().out
+    assert "cell 7, line 1 raised NameError" in out and "Traceback" not in out
+
+
+def test_a_defining_cell_that_raises_loses_exactly_that_functions_checks(tmp_path, spec):
+    head, norm, tail = _split_base()
+    path = _cells(tmp_path / "hw.ipynb", head, "plot_norms()\n" + norm, tail,
+                  "print(norm([3.0, 4.0]))   # norm was never defined")
+    needs_norm = {c.id for c in all_checks() if "norm" in c.requires
+                  and c.clauses[0].startswith("VEC-")}
+    assert needs_norm                                  # the test means something
+    rep = _grade(path, spec)
+    failed = {c["id"]: c for c in rep["checks"] if c["problem"]}
+    assert set(failed) == needs_norm
+    assert {c["cause"] for c in failed.values()} == {"missing_function"}
+    assert [(c["cell"], c["type"]) for c in rep["import"]["cells"]] == [
+        (3, "NameError"), (5, "NameError")]
+    # the self-check says the same
+    impl = load_impl(path)
+    assert not hasattr(impl, "norm") and callable(impl.cosine_similarity)
+
+
+@pytest.mark.parametrize("stop", ["raise SystemExit(3)", "raise KeyboardInterrupt"])
+def test_a_cell_raising_systemexit_or_keyboardinterrupt_stops_the_notebook(tmp_path, spec,
+                                                                            stop):
+    head, norm, tail = _split_base()
+    path = _cells(tmp_path / "hw.ipynb", head + norm, stop, tail)
+    rep = _grade(path, spec)
+    assert not rep["import"]["ok"] and rep["score"] == 0
+    assert not rep["import"].get("cells")
+    with pytest.raises(BaseException) as caught:       # the self-check: as before, not caught
+        load_impl(path)
+    assert type(caught.value) in (SystemExit, KeyboardInterrupt)
+
+
+def test_a_module_still_fails_on_its_first_top_level_error(tmp_path, spec):
+    path = tmp_path / "hw.py"
+    path.write_text(BASE.read_text(encoding="utf-8") + "\nraise IndexError(\"a demo at top level\")\n")
+    rep = _grade(path, spec, select=["VEC-DOT-*"])
+    assert not rep["import"]["ok"] and rep["score"] == 0
+    with pytest.raises(ImplementationLoadError, match="raised"):
+        load_impl(path)
+
+
+def test_a_syntax_error_in_a_later_cell_runs_nothing_and_future_imports_carry(tmp_path):
+    broken = _cells(tmp_path / "broken.ipynb", "import sys\nsys.ran = True",
+                    "def f(:\n    pass")
+    with pytest.raises(ImplementationLoadError, match="cell 3, line 1"):
+        load_impl(broken)
+    import sys
+    assert not hasattr(sys, "ran")
+    fut = _cells(tmp_path / "fut.ipynb", "x = 1", "from __future__ import annotations",
+                 "def f(a: Undefined) -> None:\n    return a")
+    assert load_impl(fut).f.__annotations__["a"] == "Undefined"
