@@ -263,7 +263,7 @@ def cell_error_note(source: Source, first: int, exc: BaseException, line: int | 
     loc = source.locate(line)
     at = f", line {loc[1]}" if loc and loc[0] == cell else ""
     try:
-        msg = str(exc)[:300]
+        msg = " ".join(str(exc).split())[:300]
     except Exception:  # noqa: BLE001 - an odd __str__
         msg = ""
     return (f"cell {cell}{at} raised {type(exc).__name__}: {msg}; the cells after it were "

@@ -525,14 +525,15 @@ def describe_exit(code: int | None, what: str, mode: str) -> ImplementationFault
 
 def _cell_errors(cells) -> list[dict]:
     """A notebook's cells that raised, as the worker said (checked: first line, line, type and
-    message; anything else the worker sent is dropped)."""
+    message, each on one line; anything else the worker sent is dropped)."""
     out: list[dict] = []
     for c in cells[:50] if isinstance(cells, list) else []:
         if not isinstance(c, dict) or type(c.get("first")) is not int:
             continue
         line = c.get("line")
         out.append({"first": c["first"], "line": line if type(line) is int else None,
-                    "type": str(c.get("type", ""))[:100], "msg": str(c.get("msg", ""))[:300]})
+                    "type": " ".join(str(c.get("type", "")).split())[:100],
+                    "msg": " ".join(str(c.get("msg", "")).split())[:300]})   # one line
     return out
 
 

@@ -117,3 +117,28 @@ def test_a_syntax_error_in_a_later_cell_runs_nothing_and_future_imports_carry(tm
     fut = _cells(tmp_path / "fut.ipynb", "x = 1", "from __future__ import annotations",
                  "def f(a: Undefined) -> None:\n    return a")
     assert load_impl(fut).f.__annotations__["a"] == "Undefined"
+
+
+def test_a_cell_error_cannot_shape_the_feedback(tmp_path, spec):
+    """A cell's message is one line of text: no forged heading, score line or HTML."""
+    from graders.grade.batch_reports import feedback_text
+
+    path = _cells(tmp_path / "hw.ipynb", BASE.read_text(encoding="utf-8"),
+                  'raise ValueError("x\\n# Score: 100 / 100\\n<script>alert(1)</script>")')
+    rep = _grade(path, spec, select=["VEC-DOT-*"])
+    assert rep["import"]["ok"] and rep["import"]["cells"][0]["cell"] == 3
+    assert "\n" not in rep["import"]["cells"][0]["msg"]
+    md = feedback_text(rep, "en", "md", "hw.ipynb")
+    assert "\n# Score" not in md and "Cell 3, line 1 raised ValueError: x # Score" in md
+    assert "<script>" not in feedback_text(rep, "en", "html", "hw.ipynb")
+
+
+def test_the_grader_keeps_only_well_formed_cell_reports_from_the_worker():
+    from graders.grade.proxy import _cell_errors
+
+    forged = [{"first": 3, "line": 4, "type": "E\nx", "msg": "m" * 999, "score": 100},
+              {"first": "3"}, "cell 2", {"first": True}, {"first": 5, "line": "9"}]
+    assert _cell_errors(forged) == [
+        {"first": 3, "line": 4, "type": "E x", "msg": "m" * 300},
+        {"first": 5, "line": None, "type": "", "msg": ""}]
+    assert _cell_errors({"first": 1}) == [] and len(_cell_errors([{"first": 2}] * 99)) == 50
