@@ -142,3 +142,45 @@ def test_the_grader_keeps_only_well_formed_cell_reports_from_the_worker():
         {"first": 3, "line": 4, "type": "E x", "msg": "m" * 300},
         {"first": 5, "line": None, "type": "", "msg": ""}]
     assert _cell_errors({"first": 1}) == [] and len(_cell_errors([{"first": 2}] * 99)) == 50
+
+
+CELL_CASES = {
+    "raises, then runs on": (["x = 1\n", "[][0]\n", "y = x + 1\n", "raise ValueError('v')\n",
+                              "z = y\n"], None),
+    "future import carries": (["from __future__ import annotations\n",
+                               "def f(a: Undefined): return a\n", "g = f(2)\n"], None),
+    "syntax error runs nothing": (["ran = 1\n", "def (:\n"], SyntaxError),
+    "SystemExit stops": (["a = 1\n", "raise SystemExit(3)\n", "b = 2\n"], SystemExit),
+    "KeyboardInterrupt stops": (["raise KeyboardInterrupt\n", "b = 2\n"], KeyboardInterrupt),
+}
+
+
+@pytest.mark.parametrize("case", CELL_CASES)
+def test_the_worker_and_the_self_check_run_cells_alike(tmp_path, case):
+    """The worker keeps its own copy of sources.run_cells (it imports nothing of the project):
+    on the same cells both leave the same names and record the same failing cells and lines."""
+    from graders.conformance import sources
+    from graders.grade import worker
+
+    cells, stops = CELL_CASES[case]
+    ranges, text = [], ""
+    for cell in cells:
+        first = text.count("\n") + 1
+        text += cell
+        ranges.append((first, first + cell.count("\n") - 1))
+    path = tmp_path / "nb.py"
+    path.write_text(text, encoding="utf-8")
+    ours, theirs = {}, {}
+    if stops:
+        with pytest.raises(stops):
+            sources.run_cells(text, str(path), ranges, ours)
+        with pytest.raises(stops):
+            worker._run_cells(str(path), ranges, theirs)
+    else:
+        got = sources.run_cells(text, str(path), ranges, ours)
+        want = worker._run_cells(str(path), ranges, theirs)
+        assert [(first, type(exc).__name__, line) for first, exc, line in got] == \
+               [(w["first"], w["type"], w["line"]) for w in want]
+    names = lambda ns: {k: v for k, v in ns.items() if not k.startswith("__")  # noqa: E731
+                        and not callable(v)}
+    assert names(ours) == names(theirs)
