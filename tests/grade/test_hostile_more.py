@@ -257,3 +257,26 @@ def test_a_symlink_in_a_batch_folder_is_not_followed(tmp_path, spec):
     assert con.execute("SELECT COUNT(*) FROM grades").fetchone() == (0,)
     (msg,) = con.execute("SELECT message FROM problems WHERE submission='leak.py'").fetchone()
     assert "symbolic link" in msg
+
+
+@needs_bwrap
+def test_the_site_folder_holds_exactly_the_allowed_packages(spec):
+    """/sandbox/site is links into site-packages bound whole (one mount, not one per package):
+    the same names as before, the test tooling absent to `import`, the kit and everything else
+    left out covered where the bound folder still has it."""
+    import hashlib
+
+    from graders.grade import sandbox
+
+    rep = grade_path(MORE / "site_view.py", spec, select=["vector_norm"], limits=LIMITS,
+                     sandbox="bwrap")
+    assert rep["checks"][0]["status"] == "passed", rep["checks"][0]["message"]
+    out = rep["submission_output"]
+    names = sorted(p.name for p in sandbox._site_entries(False))
+    digest = hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
+    assert f"SITE {len(names)} {digest}" in out, out
+    for name in ("pytest", "_pytest", "hypothesis", "pluggy", "_hypothesis_globals"):
+        if f"IMPORT {name} " in out:     # where the tooling is installed at all
+            assert f"IMPORT {name} ModuleNotFoundError" in out, out
+    assert "LEAK" not in out, out
+    assert "COVERED 0" not in out, out   # hypothesis and pytest at least are covered
