@@ -489,15 +489,9 @@ class Worker:
                 self.cpu_s = 0.0
 
     def close(self) -> None:
-        """Ask politely (end of requests), then kill whatever is left."""
-        if self.alive:
-            self._read_cpu()
-            self._close_fds(self.req_w)
-            self.req_w = -1
-            try:
-                self.proc.wait(timeout=0.5)
-            except subprocess.TimeoutExpired:
-                pass
+        """Stop the worker: nothing it would still do is of use (its CPU time is read and its
+        output drained with each reply), so it is killed rather than asked to exit, which
+        would cost its interpreter's teardown on every submission."""
         self.kill()
 
 
