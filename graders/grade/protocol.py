@@ -104,6 +104,7 @@ class Arena:
     def __init__(self, fd: int, size: int, buf: mmap.mmap):
         self.fd, self.size, self._mm = fd, size, buf
         self._used: dict[int, tuple[int, int]] = {}   # key -> (offset, nbytes)
+        self.touched = 0    # bytes from the start that have been written (their pages exist)
 
     @classmethod
     def create(cls, size: int) -> "Arena | None":
@@ -129,17 +130,23 @@ class Arena:
             return None
         return cls(fd, size, buf)
 
-    def place(self, key: int, data: "np.ndarray") -> int | None:
-        """Copy C-contiguous `data` into a free region for `key`; its offset, or None if no
-        region is free."""
+    def place(self, key: int, data: "np.ndarray", grow: bool = True) -> int | None:
+        """Copy C-contiguous `data` into the first free region for `key`; its offset, or None
+        if no region is free (with `grow=False`: none inside the part already touched).
+
+        A page written for the first time costs far more than the copy into it (the kernel
+        allocates and zeroes it: about 0.6 ms per MiB on a VM, against 0.05 ms to copy), and
+        every page touched is freed again when the arena closes, so the caller prefers
+        dropping old arrays to growing the touched part."""
         n = data.nbytes
         start = 0
         for off, used in sorted(self._used.values()):
             if off - start >= n:
                 break
             start = -(-(off + used) // ARENA_ALIGN) * ARENA_ALIGN
-        if start + n > self.size:
+        if start + n > (self.size if grow else self.touched):
             return None
+        self.touched = max(self.touched, start + n)
         view = np.frombuffer(self._mm, dtype=np.uint8, count=n, offset=start)
         view[...] = memoryview(data.reshape(-1)).cast("B")
         self._used[key] = (start, n)
@@ -274,8 +281,10 @@ class ArrayKeeper:
                 return {"t": "ndref", "k": key}
         key = self._next
         if self.arena is not None:
-            offset = self.arena.place(key, data)
-            while offset is None and self._drop_oldest():
+            offset = self.arena.place(key, data, grow=False)   # reuse touched pages first,
+            while offset is None and self._drop_oldest():      # even at the cost of old arrays
+                offset = self.arena.place(key, data, grow=False)
+            if offset is None:
                 offset = self.arena.place(key, data)
             if offset is None:
                 return None

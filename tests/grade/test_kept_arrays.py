@@ -69,6 +69,25 @@ def test_kept_bytes_are_bounded_and_both_ends_agree(shared):
     keeper.close()
 
 
+def test_the_arena_reuses_touched_pages_before_growing():
+    """A page of the arena written for the first time costs the kernel an allocation and a
+    zeroing: new arrays go where old ones were (dropping them) before the touched part grows,
+    so it stays as large as the largest request, not as the whole arena."""
+    arena, mapping = _arena(1 << 20)
+    keeper, kept = P.ArrayKeeper(min_bytes=512, max_bytes=1 << 20, arena=arena), {}
+    rng = np.random.default_rng(1)
+    for i in range(20):                       # distinct 64 KiB arrays, one per request
+        a = rng.standard_normal(8192)
+        (got,), sent = _roundtrip(keeper, kept, [a], mapping)
+        assert np.array_equal(got, a) and arena.touched == 1 << 16, (i, arena.touched)
+    pair = [rng.standard_normal(8192), rng.standard_normal(8192)]   # two in one request
+    got, _ = _roundtrip(keeper, kept, pair, mapping)
+    assert all(np.array_equal(x, y) for x, y in zip(got, pair)) and arena.touched == 2 << 16
+    (again,), sent = _roundtrip(keeper, kept, [pair[1]], mapping)   # still kept: by key
+    assert np.array_equal(again, pair[1]) and sent < pair[1].nbytes
+    keeper.close()
+
+
 def test_an_array_of_the_request_is_never_dropped_for_another_of_the_same_request():
     """With an arena, dropping a key the request uses would hand its region to the next array
     before the worker reads it: the second array is sent in full instead."""
