@@ -102,6 +102,7 @@ class Limits:
 
 # ----------------------------------------------------------------------------- probing
 _PROBE: dict[str, tuple[bool, str]] = {}
+_PROBING: dict[str, subprocess.Popen] = {}     # a probe started, not yet asked for
 
 
 def _python() -> tuple[str, str]:
@@ -176,26 +177,50 @@ def bwrap_path() -> str | None:
 
 
 def probe_bwrap() -> tuple[bool, str]:
-    """Whether bubblewrap can start the interpreter here, as a worker would (cached)."""
+    """Whether bubblewrap can start the interpreter here, as a worker would (cached; waits for
+    a probe :func:`start_probe` began)."""
     if "bwrap" in _PROBE:
         return _PROBE["bwrap"]
+    start_probe()
+    proc = _PROBING.pop("bwrap", None)
+    if proc is not None:
+        try:
+            _, err = proc.communicate(timeout=20)
+            ok = proc.returncode == 0
+            why = "" if ok else (err.decode(errors="replace").strip().splitlines()
+                                 or [f"exit status {proc.returncode}"])[-1]
+            _PROBE["bwrap"] = (ok, why[:300])
+        except subprocess.TimeoutExpired as exc:
+            proc.kill()
+            proc.wait()
+            _PROBE["bwrap"] = (False, f"{type(exc).__name__}: {exc}")
+    return _PROBE["bwrap"]
+
+
+def start_probe() -> None:
+    """Start probing bubblewrap in the background, unless its answer is known or coming."""
+    if "bwrap" in _PROBE or "bwrap" in _PROBING:
+        return
     exe = bwrap_path()
     if exe is None:
-        result = (False, "bubblewrap (bwrap) is not installed")
-    else:
-        cmd = _bwrap_prefix(exe, {}, site=[], disk_bytes=1 << 20) + [
-            _python()[0], "-I", "-S", "-c", "import os; os.getpid()"]
-        try:
-            p = subprocess.run(cmd, capture_output=True, timeout=20, cwd="/",
-                               env={"PATH": "/usr/bin:/bin"})
-            ok = p.returncode == 0
-            why = "" if ok else (p.stderr.decode(errors="replace").strip().splitlines()
-                                 or [f"exit status {p.returncode}"])[-1]
-            result = (ok, why[:300])
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            result = (False, f"{type(exc).__name__}: {exc}")
-    _PROBE["bwrap"] = result
-    return result
+        _PROBE["bwrap"] = (False, "bubblewrap (bwrap) is not installed")
+        return
+    cmd = _bwrap_prefix(exe, {}, site=[], disk_bytes=1 << 20) + [
+        _python()[0], "-I", "-S", "-c", "import os; os.getpid()"]
+    try:
+        _PROBING["bwrap"] = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                             cwd="/", env={"PATH": "/usr/bin:/bin"})
+    except OSError as exc:
+        _PROBE["bwrap"] = (False, f"{type(exc).__name__}: {exc}")
+
+
+def bwrap_not_refused() -> bool:
+    """bubblewrap is installed and not known to fail here (its probe may still be running):
+    a worker may start under it before :func:`choose_mode` has the probe's answer, because
+    where bubblewrap cannot isolate it does not start the worker at all."""
+    start_probe()
+    return _PROBE.get("bwrap", (True, ""))[0]
 
 
 def refusal(why: str) -> str:
@@ -773,21 +798,23 @@ def kill_leftovers(proc: subprocess.Popen, launch: LaunchPlan) -> None:
     except subprocess.TimeoutExpired:
         pass
     deadline = time.monotonic() + CONFIRM_SECONDS
-    while True:
+    pause = 0.001      # a killed worker takes a few ms to exit: look again soon, then less often
+    for rounds in itertools.count():
         left = _leftovers(proc, launch)
         if not left:
             return
         if time.monotonic() > deadline:
             raise SandboxError(f"{len(left)} process(es) started by the submission could not "
                                "be stopped")
-        if launch.uid is not None:
-            _kill_uid(launch.uid)
         for pid in left:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-        time.sleep(0.01)
+        if rounds >= 2 and launch.uid is not None:   # still there: what forks as fast as
+            _kill_uid(launch.uid)                   # it is killed (one fork of this process)
+        time.sleep(pause)
+        pause = min(pause * 2, 0.01)
 
 
 def _kill_uid(uid: int) -> None:
