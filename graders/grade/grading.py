@@ -32,7 +32,7 @@ from . import messages as M
 from . import scoring
 from .proxy import SubmissionProxy
 from .similarity import python_text, reference_flags
-from .sandbox import Limits, SandboxError, choose_mode, prepare
+from .sandbox import Limits, SandboxError, bwrap_not_refused, choose_mode, prepare
 
 GRADER_VERSION = "1"
 SOURCE_SUFFIXES = (".py", ".ipynb", ".cu")
@@ -331,11 +331,20 @@ def _launch_early(sub, spec, sandbox, limits):
     """(scratch, proxy) with the worker already starting, so that Python, NumPy and the
     submission's import run while this process loads the checks; None where the submission has
     no module or anything on the way fails (the same step then fails again in its place, in the
-    order the caller's mistakes first, then isolation, then the sandbox)."""
+    order the caller's mistakes first, then isolation, then the sandbox). Under bubblewrap the
+    worker starts while bubblewrap's probe still runs: bubblewrap that cannot isolate starts
+    nothing, and a probe that fails stops this worker before any check (grade, _isolation)."""
     if sub.module is None:
         return None
+    if sandbox in ("auto", "bwrap"):             # the probe's answer is awaited in _isolation
+        if not bwrap_not_refused():
+            return None
+        mode = "bwrap"
+    elif sandbox in ("none", "rlimits"):
+        mode = "rlimits"
+    else:
+        return None
     try:
-        mode, _ = choose_mode(sandbox)
         scratch = prepare(sub.files, sub.module, kernel=sub.kind == "kernel",
                           kernel_contract=spec.raw.get("kernels"),
                           cells=(sub.source or {}).get("cells", ""))

@@ -82,6 +82,34 @@ def test_bubblewrap_that_cannot_create_namespaces_is_refused_too(spec, monkeypat
                       sandbox="bwrap")
 
 
+@needs_bwrap
+def test_a_worker_started_before_the_probe_answers_is_stopped_when_it_says_no(spec,
+                                                                            monkeypatch):
+    """The worker starts under bubblewrap while bubblewrap's probe still runs; a probe that
+    then fails refuses the submission all the same, and nothing of the worker is left."""
+    started = []
+    real = px.Worker
+
+    def worker(*a, **k):
+        started.append(real(*a, **k))
+        return started[-1]
+
+    def slow_failing_probe():
+        sandbox._PROBING["bwrap"] = subprocess.Popen(
+            ["sh", "-c", "sleep 0.3; echo 'setting up uid map: Permission denied' >&2; exit 1"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    monkeypatch.setattr(sandbox, "_PROBE", {})
+    monkeypatch.setattr(sandbox, "_PROBING", {})
+    monkeypatch.setattr(sandbox, "start_probe", lambda: sandbox._PROBING or slow_failing_probe())
+    monkeypatch.setattr(px, "Worker", worker)
+    with pytest.raises(GraderError, match="refusing to run untrusted code.*Permission denied"):
+        grading.grade(load_submission(CORRECT), spec, profile="dev", limits=LIMITS)
+    assert started and not started[0].alive                  # it did start, and was stopped
+    assert not Path(started[0].launch.cwd).exists()           # its scratch folder is gone
+    assert leftovers("worker.py") == []
+
+
 def test_every_attack_file_is_graded_here():
     assert {p.name for p in ATTACKS.glob("*.py")} == set(GRADED_HERE)
 
