@@ -336,20 +336,25 @@ def _site_args(entries: list[Path]) -> list[str]:
     worker start), so each site-packages folder that holds entries is bound once, read-only,
     at /sandbox/pkgs/N, its entries that are not allowed (the kit, the test tooling, import
     hooks) covered by an empty read-only tmpfs or by /dev/null (which cannot be opened there),
-    and site/ gets one symbolic link per allowed entry. An entry outside those folders is bound
-    on its own. Python does not resolve sys.path links: modules report /sandbox/site/... as
+    and site/ gets one symbolic link per allowed entry. An entry outside those folders, or in a
+    folder most of which is left out (a kernel's worker), is bound on its own. Python does not resolve sys.path links: modules report /sandbox/site/... as
     their location, as before."""
     sites = {d: i for i, d in enumerate(_site_dirs())}
     allowed: dict[Path, set[str]] = {}
     for e in entries:
         if e.parent in sites:
             allowed.setdefault(e.parent, set()).add(e.name)
+    left_out = {d: [o for o in sorted(d.iterdir()) if o.name not in names]
+                for d, names in allowed.items()}
+    # where most of a folder is left out (a kernel's worker: NumPy, SciPy, NVRTC), binding
+    # its few entries one by one is cheaper than covering the rest
+    allowed = {d: names for d, names in allowed.items() if len(left_out[d]) <= len(names)}
     args: list[str] = ["--perms", "0755", "--dir", f"{IN_SANDBOX}/pkgs"] if allowed else []
-    for d, names in allowed.items():
+    for d in allowed:
         at = f"{IN_SANDBOX}/pkgs/{sites[d]}"
         args += ["--ro-bind", str(d), at]
-        for other in sorted(d.iterdir()):
-            if other.name in names or other.is_symlink():
+        for other in left_out[d]:
+            if other.is_symlink():
                 continue   # a link in site-packages leads where nothing is bound, or to an entry
             hidden = f"{at}/{other.name}"
             if other.is_dir():
