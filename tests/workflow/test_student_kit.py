@@ -1,4 +1,5 @@
 """The student kit (andrea-selfcheck): checks, spec and andrea-conform, and no answer key."""
+import os
 import re
 import subprocess
 import sys
@@ -79,11 +80,13 @@ def test_the_kit_installs_and_checks_without_the_reference(kit, tmp_path):
     work = tmp_path / "homework"
     work.mkdir()
 
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}   # only the kit's venv
+
     def run(*args):
         return subprocess.run([str(venv / "bin" / "andrea-conform"), *args], cwd=work,
-                              capture_output=True, text=True, timeout=300)
+                              capture_output=True, text=True, timeout=300, env=env)
 
-    assert subprocess.run([str(py), "-c", "import andrea_ref"], cwd=work,
+    assert subprocess.run([str(py), "-c", "import andrea_ref"], cwd=work, env=env,
                           capture_output=True).returncode != 0
     ok = run(str(EXAMPLES / "correct_student.py"), "--profile", "dev", "--select", "EMB-*",
              "--select", "dot_product")
