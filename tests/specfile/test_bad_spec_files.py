@@ -31,6 +31,15 @@ BAD = {  # name -> (how to make it, what the paragraph must say)
     "only a comment": (lambda p: p.write_bytes(b"# nothing\n"), "the file is empty"),
     "a list": (lambda p: p.write_bytes(b"- 1\n- 2\n"), "top level must be a mapping"),
     "a directory": (lambda p: p.mkdir(), "is a directory"),
+    # nested 100000 deep: the parser must stop with an error, not crash the process
+    "nested brackets": (lambda p: p.write_text("a: " + "[" * 100_000 + "]" * 100_000),
+                        "nested too deeply"),
+    "nested dashes": (lambda p: p.write_text("a:\n" + "- " * 100_000 + "x\n"),
+                      "nested too deeply"),
+    "nested indentation": (lambda p: p.write_text("".join(f"{' ' * i}k{i}:\n"
+                                                          for i in range(2000))
+                                                  + " " * 2000 + "x: 1\n"),
+                           "nested too deeply"),
 }
 
 
