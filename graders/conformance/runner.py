@@ -316,7 +316,14 @@ def _same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
 
 def _snapshot(value):
     if isinstance(value, np.ndarray):
-        return value.copy() if value.size <= 4096 else ("large", value.dtype, value.shape)
+        if value.size <= 4096:
+            return value.copy()
+        from .strategies import origin
+
+        recipe = origin(value)   # a table the strategies built from a seed: built again
+        if recipe is not None and recipe[0] == "table":
+            return ("table", recipe)
+        return ("large", value.dtype, value.shape)
     if isinstance(value, np.random.Generator):
         seed = seed_of(value)
         if seed is not None:
@@ -328,9 +335,14 @@ def _snapshot(value):
 def _literal(value) -> str:
     if isinstance(value, np.ndarray):
         return f"np.array({value.tolist()!r}, dtype=np.{value.dtype.name})"
+    if isinstance(value, tuple) and value and value[0] == "table":
+        # strategies.table(seed, rows, d_model, dtype), written out: the same values
+        _, seed, rows, d_model, dtype = value[1]
+        return (f"(np.random.default_rng({seed}).random(({rows}, {d_model}), dtype=np.float32)"
+                f" * 2 - 1).astype(np.{np.dtype(dtype).name})")
     if isinstance(value, tuple) and value and value[0] == "large":
         _, dtype, shape = value
-        return f"np.zeros({shape!r}, dtype=np.{dtype.name})  # large: shape and dtype only"
+        return f"np.zeros({shape!r}, dtype=np.{dtype.name})"
     if isinstance(value, tuple) and value and value[0] == "seeded":
         return f"np.random.default_rng({value[1]})"
     if isinstance(value, tuple) and value and value[0] == "generator":
@@ -358,6 +370,8 @@ def reproducer(target: str, recorder: _Recorder, spec: Spec, check: Check,
                   "    g = np.random.Generator(getattr(np.random, state['bit_generator'])())",
                   "    g.bit_generator.state = state",
                   "    return g"]
+    if any(isinstance(a, tuple) and a and a[0] == "large" for a in list(args) + list(kwargs.values())):
+        lines += ["", "# large arguments are shown by their shape and dtype only (zeros here)"]
     lines += ["", f"impl = load_impl({target!r})",
               f"print(impl.{fn}({', '.join(parts)}))",
               f"# or: andrea-conform {target} --spec {_spec_arg(spec)} --select {check.id}"]

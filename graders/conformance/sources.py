@@ -6,7 +6,7 @@ grader), so that both read a submission the same way and apply the same import r
 * a ``.py`` file is used as it is;
 * a ``.ipynb`` notebook (or a folder holding exactly one, and no module) becomes one Python
   source made of its code cells, read with ``nbformat``. IPython-only lines (``%magics``,
-  ``!shell`` escapes, ``get_ipython()`` calls, ``name?`` help) become ``pass`` (so indentation
+  ``!shell`` escapes, ``get_ipython()`` calls, ``name?`` / ``?name`` help) become ``pass`` (so indentation
   and line numbers stay valid) and are listed in ``Source.dropped``; a cell that starts with a
   cell magic (``%%bash``, ``%%writefile``, ...) is dropped whole, except ``%%time``,
   ``%%timeit`` and ``%%capture``, whose body is Python. Line numbers of the generated source map
@@ -45,7 +45,8 @@ BODY_CELL_MAGICS = ("time", "timeit", "capture")
 NOTEBOOK_PRELUDE = "def display(*objects, **kwargs): return None"
 
 _LINE_MAGIC = re.compile(r"^(\s*)(?:[A-Za-z_][\w.,\s]*=\s*)?[%!]")
-_HELP = re.compile(r"^(\s*)[\w.\[\]()]+\?\??\s*$")
+# IPython's help: "name?", "name??", "?name", "??name" (and wildcards such as "np.*load*?")
+_HELP = re.compile(r"^(\s*)(?:\?\??[\w.\[\]()*]+|[\w.\[\]()*]+\?\??)\s*$")
 _GET_IPYTHON = re.compile(r"^(\s*).*\bget_ipython\s*\(")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from graders.conformance.outcome import Cause, Status
@@ -147,3 +148,19 @@ def test_the_reproducer_makes_the_failing_call(verdicts):
     r = next(r for r in verdicts("cosine_distance") if r.check_id == "dot_is_norms_times_cosine")
     assert r.example.startswith("cosine_similarity(")
     assert "print(impl.cosine_similarity(" in r.reproducer, r.reproducer
+
+
+def test_a_real_size_failure_names_the_wrong_id_and_reproduces(verdicts, capsys, tmp_path):
+    """A lookup wrong only for large ids (through float16) fails the real-size clause with the
+    call of the first wrong id alone, and its reproducer builds the same table (not zeros) and
+    runs."""
+    r = next(r for r in verdicts("ids_through_float16") if r.check_id == "spec_sizes_accepted")
+    assert r.status == Status.FAILED
+    assert r.example.startswith("lookup(") and "token_ids=np.array([" in r.example
+    wrong_id = int(r.example.split("token_ids=np.array([", 1)[1].split("]", 1)[0])
+    assert wrong_id > 2048 and int(np.float16(wrong_id)) != wrong_id
+    assert "np.zeros" not in r.reproducer and "default_rng(" in r.reproducer
+    path = CASES["ids_through_float16"].write(tmp_path)
+    snippet = r.reproducer.replace("load_impl('impl')", f"load_impl({str(path)!r})")
+    exec(compile(snippet, "reproducer", "exec"), {})  # noqa: S102 - our own snippet
+    assert capsys.readouterr().out.strip()

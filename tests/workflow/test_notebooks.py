@@ -136,6 +136,20 @@ def test_only_statement_starts_are_ipython_commands():
     assert (ns["x"], ns["doc"], ns["z"]) == (1, "\n% of the rows\n!important\n", 3)
 
 
+def test_every_form_of_ipython_help_is_left_out():
+    """IPython takes "name?", "name??", "?name", "??name" and wildcards ("np.*load*?") as help
+    requests; none is Python, and a notebook that uses one still runs."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "import numpy as np\n?np.zeros\n??np.add\nnp.ones?\nnp.eye??\nnp.*load*?\n"
+        "x = 1 if True else 2\n  # ? a comment\ny = 'a?'")]
+    src = notebook_source(nbformat.writes(nb), "t.ipynb")
+    assert [(d.line, d.kind) for d in src.dropped] == [(k, "help") for k in range(2, 7)]
+    ns: dict = {}
+    exec(compile(src.text, "t", "exec"), ns)  # noqa: S102 - our own test notebook
+    assert (ns["x"], ns["y"]) == (1, "a?")
+
+
 def test_display_works_as_in_jupyter_and_maps_to_no_cell():
     """Jupyter gives every notebook display() without an import; a notebook that calls it at
     top level imports here too (it shows nothing), and its line numbers are unchanged."""

@@ -134,9 +134,18 @@ def lookup_permutation_equivariant(impl, spec):
     prop()
 
 
+def _real_size_ids(vocab_size: int) -> np.ndarray:
+    """The edge ids 0 and V-1, and ids spread over the whole range, odd ones included (every id
+    0..V-1 is the clause's, not only the edges: ids taken through a narrow float type or a
+    small integer type are rounded or wrapped only above some size)."""
+    spread = np.linspace(0, vocab_size - 1, num=min(vocab_size, 64)).astype(np.int64)
+    odd = np.minimum(spread | 1, vocab_size - 1)
+    return np.unique(np.concatenate(([0, vocab_size - 1], spread, odd))).astype(np.int64)
+
+
 @check("CFG-VOCAB-01", "CFG-DMODEL-01", "CFG-CONTEXT-01", requires=("lookup", "embed"))
 def spec_sizes_accepted(impl, spec):
-    """At the spec's real sizes ids 0 and V-1 and T = context work.
+    """At the spec's real sizes ids 0 and V-1 (and ids spread between them) and T = context work.
 
     That id V and context + 1 positions are rejected is EMB-ERR-01's and EMB-ERR-03's property
     (their checks draw the spec's sizes too), so a missing range check costs points once.
@@ -145,11 +154,19 @@ def spec_sizes_accepted(impl, spec):
     dtype = S.model_dtype(spec)
     tok = S.table(7, m.vocab_size, m.d_model, dtype)
     pos = S.table(8, m.context_length, m.d_model, dtype)
-    edge = np.array([0, m.vocab_size - 1], dtype=np.int64)
+    edge = _real_size_ids(m.vocab_size)
     out, call = _lookup(impl, tok, edge)
-    assert_shape("out", out, (2, m.d_model), call)
+    assert_shape("out", out, (len(edge), m.d_model), call)
     if not np.array_equal(_values(out, tok.dtype), tok[edge]) and _right_when_small(impl, spec):
-        # wrong only at the spec's sizes (a wrong value at every size is EMB-LOOKUP-01's)
+        # wrong only at the spec's sizes (a wrong value at every size is EMB-LOOKUP-01's):
+        # shown as the call with the first id whose row is wrong, when that call alone is wrong
+        rows = ~np.all(_values(out, tok.dtype) == tok[edge], axis=-1)
+        first = edge[np.flatnonzero(rows)[:1]]
+        if first.size:
+            one, one_call = _lookup(impl, tok, first)
+            if one.shape == (1, m.d_model) and not np.array_equal(_values(one, tok.dtype),
+                                                                  tok[first]):
+                assert_bitwise_equal("out", _values(one, tok.dtype), tok[first], one_call)
         assert_bitwise_equal("out", _values(out, tok.dtype), tok[edge], call)
     ids = np.arange(m.context_length, dtype=np.int64) % m.vocab_size
     call = call_repr("embed", ids, tok, pos)
