@@ -374,8 +374,13 @@ def reproducer(target: str, recorder: _Recorder, spec: Spec, check: Check,
         lines += ["", "# large arguments are shown by their shape and dtype only (zeros here)"]
     lines += ["", f"impl = load_impl({target!r})",
               f"print(impl.{fn}({', '.join(parts)}))",
-              f"# or: andrea-conform {target} --spec {_spec_arg(spec)} --select {check.id}"]
+              "# " + MSG_REPRODUCE_OR.format(
+                  command=f"andrea-conform {target} --spec {_spec_arg(spec)} --select {check.id}")]
     return "\n".join(lines)
+
+
+# The reproducer's last line, a comment (a grader shows it in the reader's language).
+MSG_REPRODUCE_OR = "or: {command}"
 
 
 def _spec_arg(spec: Spec) -> str:

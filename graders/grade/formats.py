@@ -65,6 +65,13 @@ def _fields(fields: dict) -> dict:
     return {k: tuple(v) if isinstance(v, list) else v for k, v in (fields or {}).items()}
 
 
+# A check's "raised" sentence, and the one for a kernel finding (said without a class name).
+_KERNEL_FINDING = {
+    "{function}() raised {exception}: {error}": M.KERNEL_FINDING,
+    "{function}() raised {got}({error!r}), but should raise {want}": M.KERNEL_FINDING_INSTEAD,
+}
+
+
 def check_message(check: dict, t: Translator) -> str:
     """What went wrong, in the reader's language (the check's template with its values)."""
     template = check.get("template")
@@ -77,6 +84,14 @@ def check_message(check: dict, t: Translator) -> str:
                 said = M.executor_said(fields.pop(key))
                 if said is not None:
                     fields[key[:-len("_said")]] = M.said_text(said, t)
+                    if key == "error_said":   # said in words, without the executor's class
+                        template = _KERNEL_FINDING.get(template, template)
+            for key in ("exception", "got"):   # Python's exceptions in words, its messages too
+                name = fields.get(key)
+                if isinstance(name, str) and name in M.EXCEPTION_NAMES:
+                    if isinstance(fields.get("error"), str):
+                        fields["error"] = M.python_message(name, fields["error"], t)
+                    fields[key] = M.exception_name(name, t)
             return t(template, **fields)
         except (KeyError, IndexError, ValueError):
             pass
@@ -114,7 +129,19 @@ def check_feedback(check: dict, t: Translator, sections: dict, *, details: bool 
     if problem and check.get("hint"):
         lines.append(f"{t(M.HINT)}: {t(check['hint'])}")
     if details and problem and check["status"] == "failed" and check.get("reproducer"):
-        lines.append(f"{t(M.REPRODUCE)}:\n{check['reproducer']}")
+        lines.append(f"{t(M.REPRODUCE)}:\n{reproducer(check['reproducer'], t)}")
+    return "\n".join(lines)
+
+
+def reproducer(snippet: str, t: Translator) -> str:
+    """The check's reproducer with its closing comment ("# or: andrea-conform ...") in the
+    reader's language; the code itself stays as it is."""
+    from graders.conformance.runner import MSG_REPRODUCE_OR
+
+    lead = "# " + MSG_REPRODUCE_OR.split("{command}")[0]
+    lines = snippet.split("\n")
+    if lines and lines[-1].startswith(lead):
+        lines[-1] = "# " + t(MSG_REPRODUCE_OR, command=lines[-1][len(lead):])
     return "\n".join(lines)
 
 
@@ -292,7 +319,9 @@ def text(report: dict, lang: str = "en", *, color: bool = False, width: int = 10
     buf = io.StringIO()
     con = Console(file=buf, force_terminal=color, color_system="auto" if color else None,
                   width=width, highlight=False, emoji=False)
-    isolation = t(M.ISOLATION, mode=report.get("isolation", {}).get("mode", "?"))
+    mode = str(report.get("isolation", {}).get("mode", "?"))
+    isolation = t(M.ISOLATION, mode=t(M.ISOLATION_MODES[mode]) if mode in M.ISOLATION_MODES
+                  else mode)
     con.print(f"[bold]andrea-grade[/bold] {escape(report.get('submission', ''))} "
               f"({escape(report.get('spec', ''))}, {escape(isolation)})")
     table = Table(show_header=True, header_style="bold")

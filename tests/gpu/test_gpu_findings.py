@@ -120,9 +120,10 @@ def test_a_forged_finding_falls_back_to_the_english_message():
     check = {"template": "{function}() raised {exception}: {error}", "message": "m",
              "fields": {"function": "f", "exception": "RaceError", "error": "kernel k: boom",
                         "error_said": {"msgid": "{error.__class__}", "fields": {}}}}
-    assert check_message(check, translator("nl")) == "f() gaf RaceError: kernel k: boom"
+    assert check_message(check, translator("nl")) == "f() gaf een fout (RaceError): kernel k: boom"
     check["fields"]["error_said"] = _race().data()
-    assert "raceconditie" in check_message(check, translator("nl"))
+    said = check_message(check, translator("nl"))   # a finding in words, without its class
+    assert "raceconditie" in said and "RaceError" not in said and said.startswith("f(): ")
 
 
 def _compile_feedback(tmp_path, text: str):
@@ -166,7 +167,7 @@ def test_a_compiler_log_stays_verbatim_under_a_translated_sentence():
     err["said"] = [{"msgid": "{log.__class__}", "fields": {"log": 1}}]
     assert M.import_detail({"error": err}, translator("ko"), kernel=True).endswith(log)
     # a Python submission's own exception named CompileError is not a compile step
-    assert M.import_detail({"error": err}, translator("nl")) == f"CompileError: {log}"
+    assert M.import_detail({"error": err}, translator("nl")) == f"Fout (CompileError): {log}"
 
 
 def test_the_schedules_are_named_in_each_language():
