@@ -285,12 +285,12 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
     if csv_path:
         write_csv(csv_path, rows, list(spec.groups))
     if histogram:
-        write_histogram(histogram, rows, spec)
+        write_histogram(histogram, rows, spec, lang)
     if feedback_dir:
         write_feedback(feedback_dir, rows, lang, feedback_format)
     if report_dir:
-        write_summary(report_dir, rows, spec.title, pairs)
-        (Path(report_dir) / "similarity.html").write_text(similarity_html(pairs, texts),
+        write_summary(report_dir, rows, spec.title, pairs, lang)
+        (Path(report_dir) / "similarity.html").write_text(similarity_html(pairs, texts, lang),
                                                           encoding="utf-8")
     con.close()
     graded_scores = [r["score"] for r in rows if r.get("score") is not None]
@@ -373,11 +373,11 @@ def write_csv(path, rows, group_ids) -> None:
             w.writerow({k: csv_cell(v) for k, v in {**r, **r.get("checks", {})}.items()})
 
 
-def write_histogram(path, rows, spec) -> None:
+def write_histogram(path, rows, spec, lang: str = "en") -> None:
     """PNG histogram of the scores; full marks have a bin of their own."""
     vals = [r["score"] for r in rows if r.get("score") is not None]
     top = max([r["max_score"] for r in rows if r.get("max_score")] or [100])
-    write_histogram_png(path, vals, top, f"{spec.title}: {len(vals)} graded")
+    write_histogram_png(path, vals, top, spec.title, lang)
 
 
 class ProgressBar:

@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 from . import messages as M
-from .formats import _num, check_feedback, group_status
+from .formats import _num, check_feedback, check_message, group_status
 from .i18n import Translator
 
 FEEDBACK_FORMATS = ("md", "html")
@@ -47,6 +47,8 @@ def problem_of(report: dict | None, grader_message: str | None = None) -> str:
         err = imp.get("error") or {}
         if kind == "import":
             typ = err.get("type") or "Error"
+            if report.get("kind") == "kernel" and typ == "CompileError":
+                return "compile error"
             return "syntax error" if typ in ("SyntaxError", "IndentationError", "TabError") \
                 else f"import error: {typ}"
         return {"forbidden": "forbidden import", "timeout": "timeout at import",
@@ -55,6 +57,20 @@ def problem_of(report: dict | None, grader_message: str | None = None) -> str:
     if report.get("score", 0) == 0 and report.get("max_score", 0) > 0:
         return "no check passed"
     return ""
+
+
+def problem_label(problem: str, t: Translator) -> str:
+    """A `problem_of` code (the CSV keeps the code) in the teacher's language."""
+    if problem in M.PROBLEMS:
+        return t(M.PROBLEMS[problem])
+    for code, msgid in M.PROBLEM_TEMPLATES.items():
+        head = code.split("{", 1)[0]
+        if problem.startswith(head):
+            rest = problem[len(head):]
+            if msgid == M.PROBLEM_IMPORT:
+                return t(msgid, type=M.exception_name(rest, t))
+            return t(msgid, reason=rest)
+    return problem
 
 
 def check_columns(report: dict | None) -> dict[str, str]:
@@ -82,9 +98,9 @@ def feedback_text(report: dict | None, lang: str, fmt: str = "md", name: str = "
         lines.append(t(M.HIDDEN_GROUPS, n=len(hidden)))
     imp = report.get("import") or {}
     if not imp.get("ok", True):
-        lines += ["", t(M.IMPORT_FAILED), "", "```",
-                  M.import_detail(imp, t, kernel=report.get("kind") == "kernel"), "```", "",
-                  t(M.IMPORT_HINT)]
+        kernel = report.get("kind") == "kernel"
+        lines += ["", t(M.IMPORT_FAILED), "", "```", M.import_detail(imp, t, kernel=kernel),
+                  "```", "", t(M.IMPORT_HINT_KERNEL if kernel else M.IMPORT_HINT)]
     for note in M.cells_raised(report, t):
         lines += ["", note]
     for d in ((report.get("notebook") or {}).get("dropped") or [])[:20]:
@@ -162,9 +178,10 @@ def normalise_message(msg: str) -> str:
     return _DIGITS.sub("#", first)[:200]
 
 
-def failed_checks(rows: list[dict]) -> list[dict]:
+def failed_checks(rows: list[dict], t: Translator | None = None) -> list[dict]:
     """Checks by how many students failed them (failed or error; not run after an import
-    failure is counted under the problems instead), with the most common message."""
+    failure is counted under the problems instead), with the most common message (in `t`'s
+    language)."""
     per: dict[str, dict] = {}
     for r in rows:
         for c in (r.get("report") or {}).get("checks", []):
@@ -175,8 +192,9 @@ def failed_checks(rows: list[dict]) -> list[dict]:
             e["students"] += 1
             key = normalise_message(c.get("message", ""))
             e["messages"][key] += 1
-            e["example"].setdefault(key, (c.get("message") or "").strip().splitlines()[0][:300]
-                                    if c.get("message") else "")
+            said = check_message(c, t) if t is not None else (c.get("message") or "")
+            e["example"].setdefault(key, said.strip().splitlines()[0][:300]
+                                    if said.strip() else "")
     out = []
     for e in per.values():
         key, n = e["messages"].most_common(1)[0]
@@ -186,7 +204,8 @@ def failed_checks(rows: list[dict]) -> list[dict]:
     return out
 
 
-def histogram_bins(scores: list[float], top: float, n: int = 10) -> list[tuple[str, int]]:
+def histogram_bins(scores: list[float], top: float, n: int = 10,
+                   t: Translator | None = None) -> list[tuple[str, int]]:
     """(label, count) bins: n equal bins over [0, top), then one bin for full marks only."""
     bins = [0] * n
     perfect = 0
@@ -197,92 +216,140 @@ def histogram_bins(scores: list[float], top: float, n: int = 10) -> list[tuple[s
             bins[min(n - 1, int(s / top * n))] += 1
     width = top / n
     labels = [f"{_num(round(i * width, 2))}–<{_num(round((i + 1) * width, 2))}" for i in range(n)]
-    return list(zip(labels, bins)) + [(f"{_num(top)} (full)", perfect)]
+    t = t or Translator("en")
+    return list(zip(labels, bins)) + [(t(M.HISTOGRAM_FULL, top=_num(top)), perfect)]
 
 
-def write_histogram_png(path, scores: list[float], top: float, title: str) -> None:
+def _font_families(text: str) -> list[str] | None:
+    """Installed font families that together draw every character of `text` (DejaVu Sans,
+    matplotlib's own, first), or None when some character has no font here."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    need = {ord(ch) for ch in text if not ch.isspace()}
+    families: list[str] = []
+    fonts = sorted(font_manager.fontManager.ttflist, key=lambda f: f.name != "DejaVu Sans")
+    for f in fonts:
+        if not need:
+            break
+        try:
+            have = set(FT2Font(f.fname).get_charmap())
+        except (OSError, RuntimeError, ValueError):
+            continue
+        if need & have:
+            need -= have
+            if f.name not in families:
+                families.append(f.name)
+    return None if need else families
+
+
+def write_histogram_png(path, scores: list[float], top: float, spec_title: str,
+                        lang: str = "en") -> None:
+    """The score histogram, labelled in `lang`; in English where no installed font draws
+    that language's script (Korean needs a Hangul font such as fonts-nanum)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker
 
-    bins = histogram_bins(scores, top)
-    fig, ax = plt.subplots(figsize=(7, 3.6), dpi=100)
-    colors = ["#3b6ea8"] * (len(bins) - 1) + ["#2e8b57"]
-    ax.bar(range(len(bins)), [c for _, c in bins], color=colors, edgecolor="white")
-    ax.set_xticks(range(len(bins)), [lbl for lbl, _ in bins], rotation=35, ha="right",
-                  fontsize=8)
-    ax.set_xlabel(f"score (of {_num(top)}); the green bar is full marks only")
-    ax.set_ylabel("submissions")
-    ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
-    ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, format="png")
-    plt.close(fig)
+    def labels(t):
+        return (histogram_bins(scores, top, t=t), t(M.HISTOGRAM_X, top=_num(top)),
+                t(M.HISTOGRAM_Y), t(M.HISTOGRAM_TITLE, title=spec_title, n=len(scores)))
+
+    bins, xlabel, ylabel, title = labels(Translator(lang))
+    families = _font_families("".join([xlabel, ylabel, title] + [lbl for lbl, _ in bins]))
+    if families is None:
+        bins, xlabel, ylabel, title = labels(Translator("en"))
+        families = ["DejaVu Sans"]
+    with matplotlib.rc_context({"font.family": families}):
+        fig, ax = plt.subplots(figsize=(7, 3.6), dpi=100)
+        colors = ["#3b6ea8"] * (len(bins) - 1) + ["#2e8b57"]
+        ax.bar(range(len(bins)), [c for _, c in bins], color=colors, edgecolor="white")
+        ax.set_xticks(range(len(bins)), [lbl for lbl, _ in bins], rotation=35, ha="right",
+                      fontsize=8)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+        ax.set_title(title)
+        fig.tight_layout()
+        fig.savefig(path, format="png")
+        plt.close(fig)
 
 
-def summary_text(rows: list[dict], spec_title: str) -> str:
+def summary_text(rows: list[dict], spec_title: str, lang: str = "en") -> str:
+    """The batch's summary as text, in the teacher's language (the batch's --lang); check ids
+    and the CSV's problem codes stay as the CSV has them."""
+    t = Translator(lang)
     graded = [r for r in rows if r.get("score") is not None]
     top = max([r["max_score"] for r in graded if r.get("max_score")] or [100])
-    lines = [f"{spec_title}: {len(rows)} submissions, {len(graded)} graded"]
+    lines = [t(M.SUMMARY_COUNTS, title=spec_title, n=len(rows), graded=len(graded))]
     if graded:
         sc = sorted(r["score"] for r in graded)
-        lines.append(f"mean {sum(sc) / len(sc):.2f}, median {sc[len(sc) // 2]:.2f}, "
-                     f"full marks {sum(s >= top for s in sc)}, zero {sum(s == 0 for s in sc)}")
-    lines += ["", "score histogram (the last bin is full marks only):"]
-    for label, count in histogram_bins([r["score"] for r in graded], top):
+        lines.append(t(M.SUMMARY_STATS, mean=float(sum(sc) / len(sc)),
+                       median=float(sc[len(sc) // 2]), full=sum(s >= top for s in sc),
+                       zero=sum(s == 0 for s in sc)))
+    lines += ["", t(M.SUMMARY_HISTOGRAM)]
+    for label, count in histogram_bins([r["score"] for r in graded], top, t=t):
         lines.append(f"  {label:>16}  {count:4d}  {'#' * count}")
     problems = Counter(r["problem"] for r in rows if r.get("problem"))
     if problems:
-        lines += ["", "problems (why no grade or 0):"]
-        lines += [f"  {n:4d}  {p}" for p, n in problems.most_common()]
-    fails = failed_checks(rows)
-    lines += ["", "checks failed most often:", f"  {'check':36} {'students':>8}  most common message"]
+        lines += ["", t(M.SUMMARY_PROBLEMS)]
+        lines += [f"  {n:4d}  {problem_label(p, t)}" for p, n in problems.most_common()]
+    fails = failed_checks(rows, t)
+    lines += ["", t(M.SUMMARY_FAILED),
+              f"  {t(M.SUMMARY_CHECK):36} {t(M.SUMMARY_STUDENTS):>8}  {t(M.SUMMARY_MESSAGE)}"]
     for e in fails[:25]:
         lines.append(f"  {e['check']:36} {e['students']:8d}  ({e['message_students']}x) "
                      f"{e['message'][:120]}")
     if not fails:
-        lines.append("  (none)")
+        lines.append("  " + t(M.SUMMARY_NONE))
     return "\n".join(lines) + "\n"
 
 
 def write_summary(folder: str | Path, rows: list[dict], spec_title: str,
-                  pairs: list[tuple[str, str, float]]) -> list[Path]:
+                  pairs: list[tuple[str, str, float]], lang: str = "en") -> list[Path]:
+    t = Translator(lang)
     d = Path(folder)
     d.mkdir(parents=True, exist_ok=True)
     graded = [r for r in rows if r.get("score") is not None]
     top = max([r["max_score"] for r in graded if r.get("max_score")] or [100])
     png = d / "scores.png"
-    write_histogram_png(png, [r["score"] for r in graded], top,
-                        f"{spec_title}: {len(graded)} graded")
-    txt = summary_text(rows, spec_title)
+    write_histogram_png(png, [r["score"] for r in graded], top, spec_title, lang)
+    txt = summary_text(rows, spec_title, lang)
     (d / "summary.txt").write_text(txt, encoding="utf-8")
-    fails = failed_checks(rows)
+    fails = failed_checks(rows, t)
     table = "".join(
         f"<tr><td><code>{html.escape(e['check'])}</code></td><td>{html.escape(', '.join(e['clauses']))}"
         f"</td><td>{e['students']}</td><td>{e['message_students']}× "
         f"{html.escape(e['message'])}</td></tr>\n" for e in fails)
     flagged = "".join(f"<li>{html.escape(r['submission'])}: {html.escape(r['flags'])}</li>"
                       for r in rows if r.get("flags"))
-    page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Batch summary</title>"
+    e = html.escape
+    title = t(M.SUMMARY_TITLE, title=spec_title)
+    page = (f"<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\"><title>"
+            f"{e(title)}</title>"
             "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}"
             "td,th{border-bottom:1px solid #ccc;padding:4px;text-align:left;vertical-align:top}"
             "table{border-collapse:collapse}</style></head><body>\n"
-            f"<h1>{html.escape(spec_title)}: batch summary</h1>\n"
-            "<img src=\"scores.png\" alt=\"score histogram\">\n"
-            f"<pre>{html.escape(txt)}</pre>\n"
-            "<h2>Checks failed most often</h2>\n<table><tr><th>check</th><th>clauses</th>"
-            f"<th>students</th><th>most common message</th></tr>\n{table}</table>\n"
-            f"<h2>Flags (teacher only)</h2>\n<ul>{flagged or '<li>none</li>'}</ul>\n"
-            + (f"<p>{len(pairs)} similar pair(s): <a href=\"similarity.html\">similarity "
-               "report</a></p>\n" if pairs else "")
+            f"<h1>{e(title)}</h1>\n"
+            f"<img src=\"scores.png\" alt=\"{e(t(M.HISTOGRAM_ALT))}\">\n"
+            f"<pre>{e(txt)}</pre>\n"
+            f"<h2>{e(t(M.SUMMARY_FAILED_TITLE))}</h2>\n<table><tr><th>{e(t(M.SUMMARY_CHECK))}</th>"
+            f"<th>{e(t(M.SUMMARY_CLAUSES))}</th><th>{e(t(M.SUMMARY_STUDENTS))}</th>"
+            f"<th>{e(t(M.SUMMARY_MESSAGE))}</th></tr>\n{table}</table>\n"
+            f"<h2>{e(t(M.SUMMARY_FLAGS))}</h2>\n"
+            f"<ul>{flagged or '<li>' + e(t(M.SUMMARY_NO_FLAGS)) + '</li>'}</ul>\n"
+            + (f"<p>{e(t(M.SUMMARY_PAIRS, n=len(pairs)))} <a href=\"similarity.html\">"
+               f"{e(t(M.SUMMARY_SIMILARITY))}</a></p>\n" if pairs else "")
             + "</body></html>\n")
     (d / "summary.html").write_text(page, encoding="utf-8")
     return [d / "summary.html", png, d / "summary.txt"]
 
 
-def similarity_html(pairs: list[tuple[str, str, float]], texts: dict[str, str]) -> str:
+def similarity_html(pairs: list[tuple[str, str, float]], texts: dict[str, str],
+                    lang: str = "en") -> str:
+    t = Translator(lang)
     parts = []
     for a, b, sim in pairs:
         parts.append(
@@ -290,11 +357,10 @@ def similarity_html(pairs: list[tuple[str, str, float]], texts: dict[str, str]) 
             f"<th>{html.escape(a)}</th><th>{html.escape(b)}</th></tr><tr>"
             f"<td><pre>{html.escape(texts.get(a, ''))}</pre></td>"
             f"<td><pre>{html.escape(texts.get(b, ''))}</pre></td></tr></table>\n")
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Similar submissions"
-            "</title><style>td{vertical-align:top;width:50%;border:1px solid #ccc}"
+    title = html.escape(t(M.SIMILAR_TITLE))
+    return (f"<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\"><title>"
+            f"{title}</title><style>td{{vertical-align:top;width:50%;border:1px solid #ccc}}"
             "pre{font-size:11px;white-space:pre-wrap}table{width:100%;border-collapse:collapse}"
-            "</style></head><body>\n<h1>Similar submissions</h1>\n<p>Pairs whose normalised "
-            "code fingerprints overlap at or above the threshold (renaming, reformatting and "
-            "comments do not change the figure). A flag is a reason to look, not a verdict; it "
-            "does not change any score.</p>\n" + ("".join(parts) or "<p>No pair.</p>")
+            f"</style></head><body>\n<h1>{title}</h1>\n<p>{html.escape(t(M.SIMILAR_ABOUT))}</p>\n"
+            + ("".join(parts) or f"<p>{html.escape(t(M.SIMILAR_NONE))}</p>")
             + "</body></html>\n")

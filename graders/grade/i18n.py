@@ -97,7 +97,7 @@ def all_msgids() -> list[str]:
     ids: list[str] = []
     for module in (M, hints):
         ids += [v for k, v in vars(module).items() if k.isupper() and isinstance(v, str)]
-    ids += list(M.GROUP_TITLES) + list(M.ISOLATION_MODES.values())
+    ids += list(M.GROUP_TITLES) + list(M.ISOLATION_MODES.values()) + list(M.PROBLEMS)
     ids += list(catalog.templates())
     ids += list(M.executor_templates())   # the kernel executor's findings
     ids += list(M.EXCEPTION_NAMES) + list(M.PYTHON_MESSAGE_IDS)   # Python's own words

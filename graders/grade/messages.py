@@ -120,6 +120,44 @@ HINT_RAISED = ("Your function raised an exception where the spec expects a resul
 SCORE_HIDDEN = ("Your total score is shown once all groups of checks are published; the "
                 "groups shown now are:")
 
+# --- the batch's summary for the teacher (summary.txt, summary.html, scores.png)
+SUMMARY_COUNTS = "{title}: {n} submissions, {graded} graded"
+SUMMARY_STATS = "mean {mean:.2f}, median {median:.2f}, full marks {full}, zero {zero}"
+SUMMARY_HISTOGRAM = "score histogram (the last bin is full marks only):"
+SUMMARY_PROBLEMS = "problems (why no grade or 0):"
+SUMMARY_FAILED = "checks failed most often:"
+SUMMARY_FAILED_TITLE = "Checks failed most often"
+SUMMARY_CHECK = "check"
+SUMMARY_CLAUSES = "clauses"
+SUMMARY_STUDENTS = "students"
+SUMMARY_MESSAGE = "most common message"
+SUMMARY_NONE = "(none)"
+SUMMARY_TITLE = "{title}: batch summary"
+SUMMARY_FLAGS = "Flags (teacher only)"
+SUMMARY_NO_FLAGS = "none"
+SUMMARY_PAIRS = "{n} similar pair(s):"
+SUMMARY_SIMILARITY = "similarity report"
+HISTOGRAM_FULL = "{top} (full)"
+HISTOGRAM_ALT = "score histogram"
+HISTOGRAM_X = "score (of {top}); the green bar is full marks only"
+HISTOGRAM_Y = "submissions"
+HISTOGRAM_TITLE = "{title}: {n} graded"
+# the CSV's `problem` codes (batch_reports.problem_of), as the summary says them
+PROBLEMS = {c: c for c in (
+    "not graded", "no module", "several modules", "not a notebook",
+    "module named like the grader's", "syntax error", "compile error", "forbidden import",
+    "timeout at import", "crash at import", "out of memory at import", "output flood at import",
+    "no check passed")}
+PROBLEM_IMPORT = "import error: {type}"
+PROBLEM_NOT_GRADED = "not graded: {reason}"
+PROBLEM_TEMPLATES = {"import error: {type}": PROBLEM_IMPORT,
+                     "not graded: {reason}": PROBLEM_NOT_GRADED}
+SIMILAR_TITLE = "Similar submissions"
+SIMILAR_ABOUT = ("Pairs whose normalised code fingerprints overlap at or above the threshold "
+                 "(renaming, reformatting and comments do not change the figure). A flag is a "
+                 "reason to look, not a verdict; it does not change any score.")
+SIMILAR_NONE = "No pair."
+
 # --- group titles (data of the spec, translated here)
 GROUP_TITLES = (
     "Parameter counts", "Token lookup", "Token + position embedding", "Initialisation",

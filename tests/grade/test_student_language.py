@@ -6,7 +6,8 @@ built-in exception in the student's function, a wrong exception; an import error
 error, a notebook whose cell raises, a hang, a forbidden import, a kernel that does not
 compile) are graded once each on one check, and every student-facing output is read: the
 text report, Gradescope's ``output`` and each test's ``name`` and ``output`` (also what the
-``json`` format shows), and JUnit's messages and texts. Code is left out of the reading (the
+``json`` format shows), JUnit's messages and texts, and the batch's feedback files (Markdown and
+HTML); the teacher's batch summary (summary.txt, summary.html, similarity.html) is read too. Code is left out of the reading (the
 smallest input, the reproducer's code, the quoted source line, identifiers, quoted strings and
 the course's own section titles); what remains must hold no English word, no exception class
 of Python's other than the contract's TypeError, ValueError and IndexError, no class of the
@@ -17,6 +18,7 @@ The reader is itself tested: it must flag the English rendering of the same repo
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -24,6 +26,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from graders.grade import formats, messages as M
+from graders.grade.batch_reports import feedback_text, problem_of, similarity_html, write_summary
 from graders.grade.grading import kernel_support
 from graders.grade.i18n import translator
 from tests.corpus import BASE, buggy_cases
@@ -105,6 +108,9 @@ def student_texts(report: dict, lang: str) -> dict[str, str]:
         for i, test in enumerate(data["tests"]):
             out[f"{name} test {i} name"] = test["name"]
             out[f"{name} test {i} output"] = test["output"]
+    out["feedback md"] = feedback_text(report, lang, "md", "hw.py")
+    page = feedback_text(report, lang, "html", "hw.py")
+    out["feedback html"] = html.unescape(re.sub(r"<[^>]+>", "", page.split("<body>", 1)[1]))
     root = ET.fromstring(formats.render(report, "junit", lang).split("\n", 1)[1])
     for i, el in enumerate(root.iter()):
         if el.tag in ("failure", "error", "skipped", "system-out"):
@@ -183,6 +189,27 @@ def test_students_read_their_own_language(reports, case, lang):
     assert _shows(report, CASES[case][2]), (case, report["import"],
                                             [c["status"] for c in report["checks"]])
     foreign = {where: found for where, text in student_texts(report, lang).items()
+               if (found := unreadable(text, lang))}
+    assert not foreign, foreign
+
+
+@needs_bwrap
+@pytest.mark.parametrize("lang", ["nl", "ko"])
+def test_the_teachers_summary_is_in_the_batch_language(reports, lang, tmp_path):
+    rows = []
+    for case in ("wrong_value", "wrong_count", "syntax_error", "module_not_found", "timeout",
+                 "forbidden_import"):
+        rep = reports(case)
+        rows.append({"submission": f"{case}.py", "report": rep, "score": rep["score"],
+                     "max_score": rep["max_score"], "problem": problem_of(rep), "flags": ""})
+    write_summary(tmp_path, rows, "ANDREA-120M", [("a.py", "b.py", 0.9)], lang)
+    texts = {"summary.txt": (tmp_path / "summary.txt").read_text(encoding="utf-8")}
+    for name, page in (("summary.html", (tmp_path / "summary.html").read_text(encoding="utf-8")),
+                       ("similarity.html", similarity_html([], {}, lang))):
+        body = page.split("<body>", 1)[1]
+        texts[name] = html.unescape(re.sub(r"<[^>]+>", "\n", re.sub(r"<pre>.*?</pre>", "",
+                                                                     body, flags=re.S)))
+    foreign = {where: found for where, text in texts.items()
                if (found := unreadable(text, lang))}
     assert not foreign, foreign
 

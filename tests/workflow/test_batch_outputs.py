@@ -74,7 +74,7 @@ def test_feedback_files_in_the_batch_language_without_flags(batch):
     files = {p.name: p.read_text(encoding="utf-8") for p in (out / "feedback").iterdir()}
     assert set(files) == {f"{name}.md" for name in rows}
     assert "Totaalscore" in files["bob.py.md"] and "Herhaalde ids" in files["bob.py.md"]
-    assert "SyntaxError op regel 1" in files["carol.py.md"]
+    assert "Fout op regel 1 (syntaxfout): hier hoort een ':'" in files["carol.py.md"]
     for text in files.values():
         assert "reference_copy" not in text and "similar_to" not in text
         assert "/tmp/" not in text                                  # no grader internals
@@ -87,10 +87,14 @@ def test_summary_and_similarity_reports(batch):
     page = (rep / "summary.html").read_text(encoding="utf-8")
     assert '<img src="scores.png"' in page
     text = (rep / "summary.txt").read_text(encoding="utf-8")
-    hist = text.split("score histogram", 1)[1].split("\n\n", 1)[0].splitlines()
-    assert hist[-1].split()[1:3] == ["(full)", "4"]       # alice twice, gina, hank: full only
-    assert "token_gradient_scatter_add" in text.split("checks failed most often", 1)[1]
-    worst = text.split("checks failed most often:", 1)[1].splitlines()[2].split()
+    # in the batch's language (--lang nl); check ids stay as the CSV has them
+    hist = text.split("histogram van de scores", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert hist[-1].split()[1:3] == ["(vol)", "4"]        # alice twice, gina, hank: full only
+    assert "syntaxfout" in text.split("problemen", 1)[1]
+    failed = "controles die het vaakst mislukten:"
+    assert "token_gradient_scatter_add" in text.split(failed, 1)[1]
+    assert "Controles die het vaakst mislukten" in page and 'lang="nl"' in page
+    worst = text.split(failed, 1)[1].splitlines()[2].split()
     assert worst[0] == "token_gradient_scatter_add" and int(worst[1]) >= 2   # bob and frank
     sim = (rep / "similarity.html").read_text(encoding="utf-8")
     assert "bob.py ↔ frank.py" in sim
