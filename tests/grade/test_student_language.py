@@ -246,3 +246,15 @@ def test_the_reader_leaves_code_and_the_contract_alone():
             "print(impl.lookup(np.array([[0.5]]), np.array([1])))\n# of: andrea-conform x.py "
             "--spec andrea-120m --select out_of_range_ids")
     assert unreadable(text, "nl") == []
+
+
+def test_the_template_holds_every_sentence():
+    """locale/andrea_grade.pot, the translators' template, lists every msgid (regenerate it
+    from i18n.all_msgids() when a sentence is added)."""
+    from babel.messages.pofile import read_po
+
+    from graders.grade.i18n import LOCALE_DIR, all_msgids
+
+    with (LOCALE_DIR / "andrea_grade.pot").open("rb") as f:
+        template = {m.id for m in read_po(f) if m.id}
+    assert [m for m in all_msgids() if m not in template] == []
