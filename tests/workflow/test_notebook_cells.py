@@ -45,11 +45,13 @@ def test_a_raising_demo_cell_costs_nothing_and_is_named_in_every_language(spec):
         (c["id"], c["message"]) for c in rep["checks"] if c["problem"]]
     assert [(c["cell"], c["line"], c["type"]) for c in rep["import"]["cells"]] == [
         (5, 3, "IndexError"), (7, 1, "NameError")]
-    for lang, words in (("en", "Cell 5, line 3 raised IndexError"),
-                        ("nl", "Cel 5, regel 3 gaf IndexError"),
-                        ("ko", "5번째 셀 3번째 줄에서 IndexError")):
+    for lang, words, name in (("en", "Cell 5, line 3 raised IndexError", "NameError"),
+                              ("nl", "Cel 5, regel 3 gaf een fout (IndexError)",
+                               "gaf een fout (onbekende naam)"),
+                              ("ko", "5번째 셀 3번째 줄에서 오류(IndexError)",
+                               "오류(정의되지 않은 이름)")):
         out = json.loads(formats.render(rep, "gradescope", lang))
-        assert words in out["output"] and "NameError" in out["output"], out["output"]
+        assert words in out["output"] and name in out["output"], out["output"]
         assert "Traceback" not in out["output"] and "worker" not in out["output"]
         assert translator(lang)(M.NOTHING_WRONG) in out["output"]
 
