@@ -111,15 +111,11 @@ def notebook_source(data: bytes | str, origin: str) -> Source:
     except Exception as exc:  # noqa: BLE001 - JSON errors, nbformat's own, bad encodings
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SourceError(f"{origin}: not a Jupyter notebook ({first[:200]})") from None
+    cells = _code_cells(nb, origin)
     out: list[str] = [NOTEBOOK_PRELUDE]
     line_map: list[tuple[int, int]] = [(0, 0)]
     dropped: list[Dropped] = []
-    for number, cell in enumerate(nb.get("cells", []), 1):
-        if cell.get("cell_type") != "code":
-            continue
-        src = cell.get("source", "")
-        if isinstance(src, list):
-            src = "".join(src)
+    for number, src in cells:
         lines = src.splitlines()
         if lines and lines[0].lstrip().startswith("%%"):
             magic = lines[0].lstrip()[2:].split(None, 1)[0] if lines[0].strip() != "%%" else ""
@@ -141,6 +137,30 @@ def notebook_source(data: bytes | str, origin: str) -> Source:
         out.append("")
         line_map.append((number, len(lines) + 1))
     return Source("\n".join(out) + "\n", origin, True, line_map, dropped)
+
+
+def _code_cells(nb, origin: str) -> list[tuple[int, str]]:
+    """(cell number, source) of each code cell. nbformat only warns about a notebook that breaks
+    its schema, so the shapes this reader relies on are checked here: a cell that is not an
+    object, or a source that is neither text nor a list of texts, is not a notebook Jupyter
+    wrote (a hand-made file must not crash the grader)."""
+    cells = nb.get("cells", []) if isinstance(nb, dict) else None
+    if not isinstance(cells, list):
+        raise SourceError(f"{origin}: not a Jupyter notebook ('cells' is not a list)")
+    out = []
+    for number, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict):
+            raise SourceError(f"{origin}: not a Jupyter notebook (cell {number} is not an object)")
+        if cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source", "")
+        if isinstance(src, list) and all(isinstance(part, str) for part in src):
+            src = "".join(src)
+        if not isinstance(src, str):
+            raise SourceError(f"{origin}: not a Jupyter notebook (the source of cell {number} "
+                              f"is not text)")
+        out.append((number, src))
+    return out
 
 
 def format_ranges(ranges: list[tuple[int, int]]) -> str:

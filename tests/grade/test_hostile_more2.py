@@ -1,0 +1,47 @@
+"""A further round of attacks on the grader, by a student who has read its whole source.
+
+Each file in `tests/grade/hostile_more2/` is one attack class; its docstring (for a notebook:
+its first, Markdown cell) says what it tries and what must happen. Each test grades it once,
+in bubblewrap where the attack needs a worker (skipped where bubblewrap cannot run: the grader
+then refuses it, which tests/grade/test_hostile_sandbox.py checks), with `--select` limited to
+the checks the attack needs.
+"""
+from __future__ import annotations
+
+import csv
+import shutil
+import sqlite3
+from pathlib import Path
+
+from graders.grade import messages as M
+from graders.grade.grading import load_submission
+
+from .conftest import CORRECT, LIMITS, needs_bwrap
+
+MORE2 = Path(__file__).resolve().parent / "hostile_more2"
+
+
+# ----------------------------------------------------------------------------- notebook shapes
+def test_a_notebook_with_cells_of_the_wrong_shape_is_a_problem_not_a_traceback():
+    sub = load_submission(MORE2 / "notebook_cell_shapes.ipynb")
+    assert sub.problem == M.NOT_A_NOTEBOOK and sub.module is None
+    assert sub.problem_fields == {"name": "notebook_cell_shapes.ipynb"}
+
+
+@needs_bwrap
+def test_a_batch_goes_on_past_a_notebook_of_the_wrong_shape(tmp_path, spec):
+    from graders.grade import batch
+
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(MORE2 / "notebook_cell_shapes.ipynb", subs / "mallory.ipynb")
+    shutil.copy(CORRECT, subs / "zoe.py")
+    db, csv_path = tmp_path / "gb.sqlite", tmp_path / "scores.csv"
+    batch.run_batch(subs, spec, jobs=1, db=db, csv_path=csv_path, profile="dev",
+                    limits=LIMITS, sandbox="bwrap", select=["vector_norm"], progress=False)
+    rows = {r["submission"]: r for r in csv.DictReader(csv_path.open(encoding="utf-8"))}
+    assert rows["mallory.ipynb"]["problem"] == "not a notebook"
+    assert float(rows["mallory.ipynb"]["score"] or 0) == 0
+    assert rows["zoe.py"]["vector_norm"] == "passed"
+    con = sqlite3.connect(db)
+    assert dict(con.execute("SELECT submission, score FROM grades"))["zoe.py"] > 0
