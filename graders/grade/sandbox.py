@@ -206,7 +206,8 @@ def start_probe() -> None:
         _PROBE["bwrap"] = (False, "bubblewrap (bwrap) is not installed")
         return
     cmd = _bwrap_prefix(exe, {}, site=[], disk_bytes=1 << 20) + [
-        _python()[0], "-I", "-S", "-c", "import os; os.getpid()"]
+        _python()[0], "-I", "-S", "-c", "import ctypes; ctypes.CDLL('libseccomp.so.2')"]
+    # (libseccomp: the worker's filter against new user namespaces, worker.py)
     try:
         _PROBING["bwrap"] = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -226,7 +227,10 @@ def bwrap_not_refused() -> bool:
 def refusal(why: str) -> str:
     """The one paragraph `andrea-grade` prints when it will not run untrusted code."""
     fix = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
-    if bwrap_path() is not None:
+    if "libseccomp" in why:
+        fix = ("install libseccomp, which the worker needs to forbid new user namespaces "
+               "(Debian/Ubuntu: apt-get install libseccomp2)")
+    elif bwrap_path() is not None:
         fix = ("let bubblewrap create namespaces: run the grader as root, or as a normal user "
                "on a system that allows unprivileged user namespaces (sysctl "
                "kernel.unprivileged_userns_clone=1 or a bubblewrap installed setuid), or in a "
@@ -669,6 +673,8 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
                    "--site", inside["site"], "--functions", ",".join(functions)]
     if uid is not None:
         argv += ["--drop-uid", str(uid)]
+    if mode == "bwrap":
+        argv += ["--no-userns"]
     if scratch.cells:
         argv += ["--cells", scratch.cells]
     if scratch.kernel:

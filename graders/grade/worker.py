@@ -120,6 +120,7 @@ class _Args:
         self.arena_size = 0
         self.kernel = False                                 # the submission is CUDA source
         self.cells = ""     # a notebook: its cells' line ranges in the module ("2-5,7-9")
+        self.no_userns = False  # bubblewrap: no new user namespaces (_forbid_user_namespaces)
 
 
 _INT_OPTIONS = {"--req-fd", "--resp-fd", "--drop-uid", "--arena-fd", "--arena-size"}
@@ -134,6 +135,9 @@ def _parse(argv) -> _Args:
         opt = argv[i]
         if opt == "--kernel":
             args.kernel, i = True, i + 1
+            continue
+        if opt == "--no-userns":
+            args.no_userns, i = True, i + 1
             continue
         if opt not in _INT_OPTIONS and opt not in _TEXT_OPTIONS and opt != "--site":
             raise SystemExit(f"worker: unknown option {opt[:40]!r}")
@@ -179,6 +183,59 @@ def _drop_privileges(uid) -> None:
     os.setuid(uid)
     if os.getuid() != uid or os.geteuid() != uid:
         raise SystemExit("the worker could not drop its privileges")
+
+
+def _forbid_user_namespaces() -> None:
+    """No new user namespace for the submission, through a seccomp filter (libseccomp, which
+    apt itself depends on): unshare and clone with CLONE_NEWUSER fail with EPERM, clone3 (whose
+    flags a filter cannot read) with ENOSYS, on which the C library falls back to clone.
+
+    In a user namespace of its own an unprivileged process is root: it could mount a tmpfs of
+    any size there and fill the host's memory past the sandbox's bounded tmpfs mounts, none of
+    which counts against its address-space limit. Without the filter the worker does not run
+    the submission at all (the grader reports that it cannot start a worker)."""
+    import ctypes
+    import errno
+
+    class Cmp(ctypes.Structure):   # struct scmp_arg_cmp
+        _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int),
+                    ("datum_a", ctypes.c_uint64), ("datum_b", ctypes.c_uint64)]
+
+    clone_newuser, masked_eq, allow = 0x10000000, 7, 0x7FFF0000
+
+    def errno_action(err: int) -> int:
+        return 0x00050000 | err
+
+    try:
+        lib = ctypes.CDLL("libseccomp.so.2")   # its soname since 2012
+        lib.seccomp_init.restype = ctypes.c_void_p
+        lib.seccomp_init.argtypes = [ctypes.c_uint32]
+        lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
+                                               ctypes.c_uint, ctypes.POINTER(Cmp)]
+        lib.seccomp_attr_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32]
+        lib.seccomp_load.argtypes = lib.seccomp_release.argtypes = [ctypes.c_void_p]
+        lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+        ctx = lib.seccomp_init(allow)
+        if not ctx:
+            raise OSError("seccomp_init failed")
+        try:
+            flags = Cmp(0, masked_eq, clone_newuser, clone_newuser)
+            for name in (b"unshare", b"clone"):
+                nr = lib.seccomp_syscall_resolve_name(name)
+                if nr < 0 or lib.seccomp_rule_add_array(ctx, errno_action(errno.EPERM), nr, 1,
+                                                        ctypes.byref(flags)):
+                    raise OSError(f"no rule for {name.decode()}")
+            nr = lib.seccomp_syscall_resolve_name(b"clone3")
+            if nr >= 0 and lib.seccomp_rule_add_array(ctx, errno_action(errno.ENOSYS), nr, 0,
+                                                      None):
+                raise OSError("no rule for clone3")
+            lib.seccomp_attr_set(ctx, 4, 1)   # SCMP_FLTATR_CTL_TSYNC: every thread
+            if lib.seccomp_load(ctx):
+                raise OSError("seccomp_load failed")
+        finally:
+            lib.seccomp_release(ctx)
+    except (OSError, AttributeError) as exc:
+        raise SystemExit(f"the worker could not forbid new user namespaces ({exc})") from None
 
 
 def _isolate_imports(args) -> _Refuse:
@@ -318,6 +375,8 @@ def main(argv=None) -> int:
     args = _parse(argv)
     _unbuffer_output()
     _drop_privileges(args.drop_uid)
+    if args.no_userns:
+        _forbid_user_namespaces()
     refuse = _isolate_imports(args)
     chan = _Channel(_load_protocol(args.runtime), args.req_fd, args.resp_fd)
     import numpy as np  # noqa: F401 - imported before the submission can patch anything

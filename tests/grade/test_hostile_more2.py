@@ -9,14 +9,17 @@ the checks the attack needs.
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from graders.grade import messages as M
 from graders.grade.grading import load_submission
 
-from .conftest import CORRECT, LIMITS, needs_bwrap
+from .conftest import CORRECT, LIMITS, grade_path, needs_bwrap
 
 MORE2 = Path(__file__).resolve().parent / "hostile_more2"
 
@@ -45,3 +48,28 @@ def test_a_batch_goes_on_past_a_notebook_of_the_wrong_shape(tmp_path, spec):
     assert rows["zoe.py"]["vector_norm"] == "passed"
     con = sqlite3.connect(db)
     assert dict(con.execute("SELECT submission, score FROM grades"))["zoe.py"] > 0
+
+
+# ----------------------------------------------------------------------------- user namespaces
+@needs_bwrap
+def test_no_user_namespace_of_its_own_so_no_tmpfs_beyond_the_quota(spec):
+    rep = grade_path(MORE2 / "nested_userns.py", spec, select=["vector_norm"], limits=LIMITS,
+                     sandbox="bwrap")
+    assert rep["import"]["ok"] and rep["checks"][0]["status"] == "passed"
+    line = next(x for x in rep["submission_output"].splitlines()
+                if x.startswith("USERNS-REPORT "))
+    got = {a["how"]: a["result"] for a in json.loads(line.split(" ", 1)[1])}
+    assert got == {"unshare": "refused, errno 1", "clone": "refused, errno 1",
+                   "clone3": "refused, errno 38"}, got   # EPERM, EPERM, ENOSYS
+
+
+def test_a_missing_libseccomp_is_refused_with_its_fix(monkeypatch):
+    """The worker cannot forbid user namespaces without libseccomp: bubblewrap's probe loads it,
+    and its absence is a refusal (fail closed) that says what to install."""
+    from graders.grade import sandbox
+
+    monkeypatch.setattr(sandbox, "_PROBE", {"bwrap": (False, "OSError: libseccomp.so.2: "
+                                                      "cannot open shared object file")})
+    with pytest.raises(sandbox.IsolationUnavailable) as exc:
+        sandbox.choose_mode("auto")
+    assert "apt-get install libseccomp2" in str(exc.value) and "\n" not in str(exc.value)
