@@ -77,15 +77,45 @@ def check_columns(report: dict | None) -> dict[str, str]:
     return {c["id"]: c["status"] for c in (report or {}).get("checks", [])}
 
 
+class _Said(str):
+    """A line of feedback that holds the submission's own words (a file name, a cell's message,
+    a dropped notebook line): inert in Markdown (its markup characters backslash-escaped)."""
+
+
+class _Block(str):
+    """A fenced block of feedback: verbatim, in a fence no line inside it can close."""
+
+
+# What Markdown (CommonMark, GitHub's raw HTML) would read as markup or HTML inside a line that
+# starts with the kit's own words; any ASCII punctuation may be backslash-escaped.
+_MD_INLINE = re.compile(r"([\\`*_\[\]<>&~|])")
+_BACKTICKS = re.compile(r"`+")
+
+
+def _md_inline(text: str) -> str:
+    """One line of the submission's words, inert in Markdown: markup characters escaped, and a
+    line break (a file name may hold one) shown as \\n instead of starting a new line."""
+    return _MD_INLINE.sub(r"\\\1", text).replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _md_block(text: str) -> str:
+    """`text` in a code fence longer than its longest run of backticks (CommonMark: only a fence
+    at least as long closes it), so a message holding ``` cannot end the block and write
+    Markdown, a forged score line or HTML after it."""
+    longest = max((len(m.group(0)) for m in _BACKTICKS.finditer(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text}\n{fence}"
+
+
 def feedback_text(report: dict | None, lang: str, fmt: str = "md", name: str = "") -> str:
     """A student's feedback file (Markdown or HTML)."""
     t = Translator(lang)
     lines: list[str] = []
     if report is None:
-        body = [f"# {name}", "", t(M.AUTOGRADER_FAILED)]
+        body = [_Said(f"# {name}"), "", t(M.AUTOGRADER_FAILED)]
         return _as(fmt, body, name)
     sections = report.get("sections", {})
-    lines += [f"# {name or report.get('submission', '')}", "",
+    lines += [_Said(f"# {name or report.get('submission', '')}"), "",
               "**" + t(M.TOTAL_SCORE, score=_num(report["score"]),
                        max_score=_num(report["max_score"])) + "**", ""]
     hidden = {g["id"] for g in report["groups"] if g["visibility"] == "hidden"}
@@ -99,36 +129,35 @@ def feedback_text(report: dict | None, lang: str, fmt: str = "md", name: str = "
     imp = report.get("import") or {}
     if not imp.get("ok", True):
         kernel = report.get("kind") == "kernel"
-        lines += ["", t(M.IMPORT_FAILED), "", "```", M.import_detail(imp, t, kernel=kernel),
-                  "```", "", t(M.IMPORT_HINT_KERNEL if kernel else M.IMPORT_HINT)]
+        lines += ["", t(M.IMPORT_FAILED), "", _Block(M.import_detail(imp, t, kernel=kernel)),
+                  "", t(M.IMPORT_HINT_KERNEL if kernel else M.IMPORT_HINT)]
     for note in M.cells_raised(report, t):
-        lines += ["", note]
+        lines += ["", _Said(note)]
     for d in ((report.get("notebook") or {}).get("dropped") or [])[:20]:
-        lines += ["", t(M.NOTEBOOK_DROPPED, cell=d["cell"], line=d["line"], text=d["text"])]
+        lines += ["", _Said(t(M.NOTEBOOK_DROPPED, cell=d["cell"], line=d["line"],
+                              text=d["text"]))]
     for c in report["checks"]:
         if c["status"] in ("passed", "skipped") or c.get("visibility") == "hidden":
             continue
         if c["status"] == "not_run" and not imp.get("ok", True):
             continue  # said once above
-        lines += ["", f"## {c['number']} {c['id']} ({', '.join(c['clauses'])})", "", "```",
-                  check_feedback(c, t, sections), "```"]
+        lines += ["", f"## {c['number']} {c['id']} ({', '.join(c['clauses'])})", "",
+                  _Block(check_feedback(c, t, sections))]
     return _as(fmt, lines, name)
 
 
 def _as(fmt: str, lines: list[str], title: str) -> str:
-    text = "\n".join(lines) + "\n"
     if fmt == "md":
-        return text
-    out, in_code, in_list = [], False, False
+        return "\n".join(_md_block(line) if isinstance(line, _Block)
+                         else _md_inline(line) if isinstance(line, _Said)
+                         else line for line in lines) + "\n"
+    out, in_list = [], False
     for line in lines:
         if in_list and not line.startswith("- "):
             out.append("</ul>")
             in_list = False
-        if line == "```":
-            out.append("</pre>" if in_code else "<pre>")
-            in_code = not in_code
-        elif in_code:
-            out.append(html.escape(line))
+        if isinstance(line, _Block):
+            out.append("<pre>" + html.escape(line) + "</pre>")
         elif line.startswith("## "):
             out.append(f"<h2>{html.escape(line[3:])}</h2>")
         elif line.startswith("# "):

@@ -73,3 +73,39 @@ def test_a_missing_libseccomp_is_refused_with_its_fix(monkeypatch):
     with pytest.raises(sandbox.IsolationUnavailable) as exc:
         sandbox.choose_mode("auto")
     assert "apt-get install libseccomp2" in str(exc.value) and "\n" not in str(exc.value)
+
+
+# ----------------------------------------------------------------------------- feedback markup
+@needs_bwrap
+def test_the_submissions_words_cannot_end_a_code_block_of_its_feedback(tmp_path, spec):
+    from markdown_it import MarkdownIt
+
+    from graders.grade import batch
+
+    subs, out = tmp_path / "subs", tmp_path / "feedback"
+    subs.mkdir()
+    name = "eve <img src=x onerror=alert(2)> *b* [l](javascript:x)\n**Total score: 99**.py"
+    shutil.copy(MORE2 / "feedback_markup.py", subs / name)
+    batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", profile="dev",
+                    limits=LIMITS, sandbox="bwrap", select=["vector_norm", "dot_product"],
+                    progress=False, feedback_dir=out)
+    (md_file,) = out.glob("*.md")
+    md = md_file.read_text(encoding="utf-8")
+    assert "Total score: 100 / 100" in md            # quoted, as the student's own words
+    tokens = MarkdownIt("commonmark").parse(md)
+    kinds = [t.type for t in tokens]
+    assert "html_block" not in kinds and kinds.count("heading_open") == 3   # name + 2 checks
+    inline = [t for t in tokens if t.type == "inline"]
+    assert not any(c.type in ("html_inline", "image", "link_open")
+                   for t in inline for c in t.children or [])
+    strong = [t for t in inline if any(c.type == "strong_open" for c in t.children or [])]
+    assert [t.content for t in strong] == ["**Total score: 0 / 15**"]   # the kit's, only
+    code = [t.content for t in tokens if t.type == "fence"]
+    assert len(code) == 2 and "**Total score: 100 / 100**\n" in code[1]   # norm: quoted
+    page = MarkdownIt("commonmark").render(md)
+    assert "<img" not in page and "<h1>" in page and "Nothing went wrong</h1>" not in page
+    batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", profile="dev",
+                    limits=LIMITS, sandbox="bwrap", select=["vector_norm", "dot_product"],
+                    progress=False, feedback_dir=tmp_path / "html", feedback_format="html")
+    (page,) = (tmp_path / "html").glob("*.html")
+    assert "<img" not in page.read_text(encoding="utf-8")
