@@ -109,3 +109,20 @@ def test_the_submissions_words_cannot_end_a_code_block_of_its_feedback(tmp_path,
                     progress=False, feedback_dir=tmp_path / "html", feedback_format="html")
     (page,) = (tmp_path / "html").glob("*.html")
     assert "<img" not in page.read_text(encoding="utf-8")
+
+
+# ----------------------------------------------------------------------------- memory
+@needs_bwrap
+@pytest.mark.xfail(strict=True, reason="known gap: the memory limit is RLIMIT_AS per process "
+                   "(up to RLIMIT_NPROC of them) and memfd pages count in no address space; "
+                   "bounding a submission's processes together needs a memory cgroup")
+def test_the_submissions_processes_together_stay_under_the_memory_limit(spec):
+    from tests.helpers import fast_limits
+
+    rep = grade_path(MORE2 / "memory_across_processes.py", spec, select=["vector_norm"],
+                     limits=fast_limits(memory_mb=384), sandbox="bwrap")
+    assert rep["import"]["ok"] and rep["checks"][0]["status"] == "passed"
+    line = next(x for x in rep["submission_output"].splitlines()
+                if x.startswith("MEMORY-REPORT "))
+    held = json.loads(line.split(" ", 1)[1])
+    assert held["children"] + held["memfd"] <= 384, held
