@@ -191,8 +191,22 @@ def fail(template: str, call: str | None = None, hint: str | Callable[[], str | 
                            template=template, fields=fields, call=call)
 
 
-def as_array(name: str, value: Any, call: str) -> np.ndarray:
-    """The implementation's result as a real-valued ndarray; anything else is a failure."""
+def as_array(name: str, value: Any, call: str, *, exact_type: bool = False) -> np.ndarray:
+    """The implementation's result as a real-valued ndarray; anything else is a failure.
+
+    A (nested) list or tuple of real numbers is read as the array it spells, unless
+    `exact_type`: that the result is an ndarray of the right dtype is one clause's
+    (EMB-LOOKUP-03, EMB-DTYPE-01, BWD-SHAPE-01, INIT-SHAPE-01, whose checks ask for the exact
+    type), so ``table[ids].tolist()`` costs points there, once, and its values, which are right,
+    are judged as values everywhere else.
+    """
+    if isinstance(value, (list, tuple)) and not exact_type:
+        try:
+            arr = np.asarray(value)
+        except Exception:  # noqa: BLE001 - ragged or strange: not an array of numbers
+            arr = None
+        if arr is not None and arr.dtype.kind in "biuf":
+            return arr
     if not isinstance(value, np.ndarray):
         fail("{name} is a {type}, but should be a numpy.ndarray", call,
              name=name, type=type(value).__name__)
@@ -200,6 +214,27 @@ def as_array(name: str, value: Any, call: str) -> np.ndarray:
         fail("{name} has dtype {dtype}, but should hold real numbers", call,
              name=name, dtype=str(value.dtype))
     return value
+
+
+def in_shape(got: np.ndarray, want: tuple) -> np.ndarray:
+    """`got` in the shape `want` when it is `want` with axes of length 1 dropped or added, or
+    with neighbouring axes merged (a result that was squeezed, or flattened to (B*T, d)): the
+    values then sit in the same row-major order, the shape is its own clause's (EMB-LOOKUP-03,
+    EMB-COMB-02), and a value check judges the values, so a bug of the shape alone costs
+    points once. Anything else (axes swapped, another size) is returned as it is and fails the
+    value check's own shape test."""
+    want = tuple(want)
+    if got.shape == want or got.size != math.prod(want):
+        return got
+    mine = [n for n in got.shape if n != 1]
+    theirs = iter(n for n in want if n != 1)
+    for n in mine:                      # each of got's axes is a run of want's axes, in order
+        run = 1
+        while run < n:
+            run *= next(theirs, n + 1)
+        if run != n:
+            return got
+    return got.reshape(want) if next(theirs, None) is None else got
 
 
 def assert_shape(name: str, got: np.ndarray, want: tuple, call: str) -> None:

@@ -133,3 +133,34 @@ def test_a_hint_given_as_a_function_is_worked_out_only_when_the_check_fails():
     with pytest.raises(ConformanceError) as info:  # a diagnosis that finds nothing: no hint
         assert_bitwise_equal("x", np.float32([1.0]), np.float32([2.0]), "f()", hint=lambda: None)
     assert info.value.hint is None
+
+
+@pytest.mark.parametrize("got, want, reshaped", [
+    ((4, 1), (2, 2, 1), True),        # (B*T, d) for (B, T, d): flattened, values in order
+    ((3, 5), (1, 3, 5), True),        # squeezed batch of one
+    ((), (1, 1), True),               # everything squeezed
+    ((6, 4), (2, 3, 4), True),
+    ((3, 2, 4), (2, 3, 4), False),    # axes swapped: the values are out of order
+    ((4, 6), (2, 3, 4), False),       # not a merge of neighbouring axes
+    ((2, 3, 4), (6, 4), False),       # split, not merged
+    ((5, 4), (2, 3, 4), False),       # another size
+])
+def test_in_shape_only_undoes_a_squeeze_or_a_flatten(got, want, reshaped):
+    from graders.conformance.assertions import in_shape
+
+    a = np.arange(int(np.prod(got)), dtype=np.float32).reshape(got)
+    out = in_shape(a, want)
+    assert (out.shape == tuple(want)) == reshaped
+    assert np.array_equal(out.reshape(-1), a.reshape(-1))
+
+
+def test_a_list_result_is_its_values_except_where_the_type_is_the_clause():
+    from graders.conformance.assertions import as_array
+
+    got = as_array("out", [[1.5, -0.0], [2.0, 3.0]], "f()")
+    assert got.dtype == np.float64 and got.shape == (2, 2) and np.signbit(got[0, 1])
+    with pytest.raises(ConformanceError, match="out is a list, but should be a numpy.ndarray"):
+        as_array("out", [[1.5, -0.0]], "f()", exact_type=True)
+    for bad in ([[1.0], [2.0, 3.0]], ["a", "b"], [object()], {"a": 1}):
+        with pytest.raises(ConformanceError, match="should be a numpy.ndarray"):
+            as_array("out", bad, "f()")

@@ -5,8 +5,11 @@
   scalars and Dutch error subclasses, scipy.sparse and np.linalg.norm with read-only and
   Fortran-ordered results, itertools/functools with float32 loops, uint and int32 ids, tables
   drawn in other orders from the same rng, float64 inside, jax-like functional code, bound
-  methods of one object as module-level aliases), notebooks (``.ipynb``: one with IPython magics
-  and ``display()``, one whose demo cells raise IndexError and NameError) and a package folder
+  methods of one object as module-level aliases, np.bincount / one-hot / csr_matrix backwards,
+  a frozen dataclass with functools.partial, a class whose __call__ is embed, NumPy's own
+  errors where they have the right type), notebooks (``.ipynb``: one with IPython magics
+  and ``display()``, one whose demo cells raise IndexError and NameError, one with Markdown and raw cells, plots,
+  %%time and ?name help lines) and a package folder
   (``__init__.py`` re-exporting its modules). Each must get full marks from andrea-conform and andrea-grade.
 * ``buggy/*.py``: one file per bug class. Each holds only what differs from
   ``correct/numpy_naive.py`` (the functions it redefines, appended to that module's source),

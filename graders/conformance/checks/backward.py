@@ -17,7 +17,7 @@ from ..registry import check
 from ..replay import given
 
 
-def _backward(impl, ids, grad, vocab, context):
+def _backward(impl, ids, grad, vocab, context, *, exact_type=False):
     call = call_repr("embed_backward", ids, grad, vocab, context)
     # Copies: an implementation that mutates its inputs must not change the expected values
     # (EMB-PURE-01 reports the mutation itself).
@@ -25,7 +25,8 @@ def _backward(impl, ids, grad, vocab, context):
     if not isinstance(res, (tuple, list)) or len(res) != 2:
         fail("embed_backward returned a {type}, but should return a pair "
              "(grad_token_table, grad_position_table)", call, type=type(res).__name__)
-    return as_array("grad_token", res[0], call), as_array("grad_position", res[1], call), call
+    return (as_array("grad_token", res[0], call, exact_type=exact_type),
+            as_array("grad_position", res[1], call, exact_type=exact_type), call)
 
 
 def _expected_token(ids, grad, vocab):
@@ -129,7 +130,7 @@ def gradient_shapes(impl, spec):
     def prop(data):
         ids, grad, vocab, context = data.draw(S.backward_args(spec),
                                               label="embed_backward arguments")
-        gtok, gpos, call = _backward(impl, ids, grad, vocab, context)
+        gtok, gpos, call = _backward(impl, ids, grad, vocab, context, exact_type=True)
         d = grad.shape[-1]
         assert_shape("grad_token", gtok, (vocab, d), call)
         assert_shape("grad_position", gpos, (context, d), call)
