@@ -370,8 +370,6 @@ def reproducer(target: str, recorder: _Recorder, spec: Spec, check: Check,
                   "    g = np.random.Generator(getattr(np.random, state['bit_generator'])())",
                   "    g.bit_generator.state = state",
                   "    return g"]
-    if any(isinstance(a, tuple) and a and a[0] == "large" for a in list(args) + list(kwargs.values())):
-        lines += ["", "# large arguments are shown by their shape and dtype only (zeros here)"]
     lines += ["", f"impl = load_impl({target!r})",
               f"print(impl.{fn}({', '.join(parts)}))",
               "# " + MSG_REPRODUCE_OR.format(
