@@ -454,6 +454,10 @@ class Scratch:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
+#: The notebook's cell ranges (sources.format_ranges), in the worker's runtime folder.
+CELLS_FILE = "cells.txt"
+
+
 def prepare(files: dict[str, bytes], module_rel: str, *, kernel: bool = False,
             kernel_contract: dict | None = None, cells: str = "") -> Scratch:
     """Write a submission's files into a fresh scratch folder (read-only for the worker).
@@ -486,6 +490,9 @@ def prepare(files: dict[str, bytes], module_rel: str, *, kernel: bool = False,
         os.chmod(target, 0o444)
     if kernel:
         _kernel_runtime(dirs["runtime"] / "kernel", kernel_contract)
+    if cells:   # a file, not an argument: a notebook of 20,000 cells is more than argv takes
+        (dirs["runtime"] / CELLS_FILE).write_text(cells, encoding="ascii")
+        os.chmod(dirs["runtime"] / CELLS_FILE, 0o444)
     os.chmod(dirs["runtime"], 0o555)
     return Scratch(root=root, module_rel=module_rel, kernel=kernel, dirs=dirs, cells=cells)
 
@@ -676,7 +683,7 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
     if mode == "bwrap":
         argv += ["--no-userns"]
     if scratch.cells:
-        argv += ["--cells", scratch.cells]
+        argv += ["--cells-file", f"{inside['runtime']}/{CELLS_FILE}"]
     if scratch.kernel:
         argv += ["--kernel", "--forbid", ",".join(KERNEL_FORBIDDEN)]
     else:

@@ -120,11 +120,13 @@ class _Args:
         self.arena_size = 0
         self.kernel = False                                 # the submission is CUDA source
         self.cells = ""     # a notebook: its cells' line ranges in the module ("2-5,7-9")
+        self.cells_file = None  # ... or the file that holds them (the grader's way)
         self.no_userns = False  # bubblewrap: no new user namespaces (_forbid_user_namespaces)
 
 
 _INT_OPTIONS = {"--req-fd", "--resp-fd", "--drop-uid", "--arena-fd", "--arena-size"}
-_TEXT_OPTIONS = {"--runtime", "--module", "--functions", "--forbid", "--cells"}
+_TEXT_OPTIONS = {"--runtime", "--module", "--functions", "--forbid", "--cells",
+                 "--cells-file"}
 
 
 def _parse(argv) -> _Args:
@@ -157,6 +159,12 @@ def _parse(argv) -> _Args:
     for opt in ("runtime", "module", "forbid", "req_fd", "resp_fd"):
         if getattr(args, opt) is None:
             raise SystemExit(f"worker: --{opt.replace('_', '-')} is required")
+    if args.cells_file is not None:
+        try:
+            with open(args.cells_file, encoding="ascii") as f:
+                args.cells = f.read()
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"worker: cannot read --cells-file ({type(exc).__name__})") from None
     return args
 
 

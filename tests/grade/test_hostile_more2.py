@@ -126,3 +126,22 @@ def test_the_submissions_processes_together_stay_under_the_memory_limit(spec):
                 if x.startswith("MEMORY-REPORT "))
     held = json.loads(line.split(" ", 1)[1])
     assert held["children"] + held["memfd"] <= 384, held
+
+
+# ----------------------------------------------------------------------------- notebook size
+@needs_bwrap
+def test_a_notebook_of_many_cells_is_graded_not_the_graders_failure(spec):
+    sub = load_submission(MORE2 / "many_cells.ipynb")
+    assert len(sub.source["cells"]) > 128 * 1024     # more than one argument may hold
+    rep = grade_path(MORE2 / "many_cells.ipynb", spec, select=["vector_norm"], limits=LIMITS,
+                     sandbox="bwrap")
+    assert rep["import"]["ok"] and rep["checks"][0]["status"] == "passed"
+
+
+def test_notebook_reading_prints_nothing(capfd):
+    """nbformat logs schema violations and warns about cell ids on stderr, with its own paths:
+    the grader's output must not carry them (nor a host path)."""
+    load_submission(MORE2 / "notebook_cell_shapes.ipynb")
+    load_submission(MORE2 / "many_cells.ipynb")
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
