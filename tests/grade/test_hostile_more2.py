@@ -145,3 +145,18 @@ def test_notebook_reading_prints_nothing(capfd):
     load_submission(MORE2 / "many_cells.ipynb")
     out, err = capfd.readouterr()
     assert out == "" and err == ""
+
+
+# ----------------------------------------------------------------------------- NaN-boxing
+NAN_CHECKS = ["token_table_params", "lookup_selects_row", "embed_adds_position_rows",
+              "embed_not_permutation_equivariant", "init_mean_and_std",
+              "token_gradient_scatter_add", "dot_product", "vector_norm",
+              "dot_is_norms_times_cosine", "embed_shapes"]
+
+
+@needs_bwrap
+def test_nan_results_earn_no_value_check(spec):
+    rep = grade_path(MORE2 / "nan_results.py", spec, select=NAN_CHECKS, limits=LIMITS,
+                     sandbox="bwrap")
+    got = {c["id"]: c["status"] for c in rep["checks"]}
+    assert got == {c: "passed" if c == "embed_shapes" else "failed" for c in NAN_CHECKS}, got
