@@ -76,3 +76,20 @@ def test_debug_prints_in_every_call_are_no_output_flood(spec):
     assert [c["status"] for c in rep["checks"]] == ["passed"] * 4, [
         (c["id"], c["message"]) for c in rep["checks"] if c["problem"]]
     assert rep["restarts"] == 0 and "DEBUG" in rep["submission_output"]
+
+
+def test_a_warning_for_the_caller_shows_no_grader_path(spec, tmp_path):
+    """A contract function that warns its caller (stacklevel=2) keeps its marks, and what it
+    printed reads "RuntimeWarning: ..." without the path and line of the grader's worker."""
+    from tests.corpus import BASE
+
+    path = tmp_path / "warns.py"
+    path.write_text(BASE.read_text(encoding="utf-8") + (
+        "\n\nimport warnings\n_lookup = lookup\n\n\ndef lookup(table, token_ids):\n"
+        "    warnings.warn('table is not float64', RuntimeWarning, stacklevel=2)\n"
+        "    return _lookup(table, token_ids)\n"), encoding="utf-8")
+    rep = grade_path(path, spec, select=["lookup_selects_row"])
+    assert [c["status"] for c in rep["checks"]] == ["passed"]
+    out = rep["submission_output"]
+    assert "RuntimeWarning: table is not float64" in out, out
+    assert "worker.py" not in out and "/sandbox/runtime" not in out, out
