@@ -48,6 +48,10 @@ MAX_SOURCE_BYTES = 1 << 20
 #: Elements (ids x d_model) above which a call is a "real-size" call (see KernelHost._launch).
 BIG_WORK = 1 << 18
 INT32_MAX = int(np.iinfo(np.int32).max)
+#: What an output the contract does not zero holds before a launch (every bit set: a NaN no
+#: arithmetic produces), so a kernel that leaves an element unwritten, or adds to it instead of
+#: writing it, is seen: on a GPU such memory holds whatever was there before.
+UNWRITTEN = np.uint32(0xFFFFFFFF)
 INT32_MIN = int(np.iinfo(np.int32).min)
 
 #: Headers a kernel source may include (by name only): the C/C++ standard headers a
@@ -127,7 +131,8 @@ _ALLOWED_DIRECTIVES = frozenset({"define", "undef", "if", "ifdef", "ifndef", "el
                                  "endif", "error", "warning", "line", "pragma", "include", ""})
 _ALLOWED_PRAGMAS = ("unroll", "once", "nounroll")
 _FORBIDDEN_WORDS = re.compile(r"\b(__has_include|__has_include_next|_Pragma|__pragma|asm|__asm|"
-                              r"__asm__|__builtin_FILE|__builtin_LINE)\b")
+                              r"__asm__|__builtin_FILE|__builtin_LINE|no_sanitize\w*|"
+                              r"__no_sanitize\w*|\w*disable_sanitizer_instrumentation\w*)\b")
 
 
 class SubmissionError(ValueError):
@@ -472,6 +477,24 @@ class KernelHost:
         self._be.launch(kernel, grid, block, args, deterministic=True)
         return grid[0], block[0]
 
+    def _unwritten_out(self, n: int, d: int):
+        return self._be.xp.full((n, d), UNWRITTEN, dtype=np.uint32).view(np.float32)
+
+    @staticmethod
+    def _check_written(kernel, gb, got: np.ndarray, want, out_shape) -> None:
+        """Raise when an element of `got` still holds UNWRITTEN where the result differs
+        (`want()` gives the expected float32 values; computed only when needed)."""
+        left = got.reshape(-1).view(np.uint32) == UNWRITTEN
+        if not left.any():
+            return
+        exp = np.ascontiguousarray(want(), dtype=np.float32).reshape(-1).view(np.uint32)
+        idx = np.flatnonzero(left & (exp != UNWRITTEN))
+        if idx.size:
+            where = "out" + _flat_where(out_shape, int(idx[0]))
+            raise KernelContractError(Said(
+                F.MSG_NEVER_WRITTEN, kernel=kernel, grid=int(gb[0]), block=int(gb[1]),
+                where=where, count=int(idx.size), total=int(left.size)))
+
     def _flag(self):
         return self._be.xp.full(1, INT32_MAX, dtype=np.int32)
 
@@ -510,6 +533,10 @@ class KernelHost:
         if got == INT32_MAX:
             raise KernelContractError(Said(F.MSG_BAD_NOT_REPORTED, where=where, bad_id=bad_id,
                                            probe=probe_ids, **launch))
+        if not 0 <= got < flat.size:  # the id itself, a row offset, ...: not an index of ids
+            raise KernelContractError(Said(F.MSG_BAD_NOT_AN_INDEX, got=got, first=int(first),
+                                           where=where, bad_id=bad_id, n=int(flat.size),
+                                           probe=probe_ids, **launch))
         raise KernelContractError(Said(F.MSG_BAD_NOT_SMALLEST, got=got, first=int(first),
                                        where=where, bad_id=bad_id, probe=probe_ids, **launch))
 
@@ -543,12 +570,14 @@ class KernelHost:
             return table[ids]
         out, bad, gb = self._lookup_launch(table, ids)
         self._device_bad(bad, None, "andrea_lookup", None, ids.reshape(-1), ids.shape, gb)
-        return self._host(out).reshape(out_shape)
+        got = self._host(out).reshape(out_shape)
+        self._check_written("andrea_lookup", gb, got, lambda: table[ids], out_shape)
+        return got
 
     def _lookup_launch(self, table, ids, shape=None):
         rows, d = table.shape
         n = ids.size
-        out = self._be.xp.zeros((n, d), dtype=np.float32)
+        out = self._unwritten_out(n, d)
         bad = self._flag()
         gb = self._launch("andrea_lookup", "rows", n,
                           (self._dev(table), self._ids32(ids), out, np.int32(n),
@@ -615,12 +644,15 @@ class KernelHost:
             return token_table[ids] + position_table[:t]
         out, bad, gb = self._embed_launch(ids, token_table, position_table[:t], t)
         self._device_bad(bad, None, "andrea_embed_forward", None, ids.reshape(-1), ids.shape, gb)
-        return self._host(out).reshape(out_shape)
+        got = self._host(out).reshape(out_shape)
+        self._check_written("andrea_embed_forward", gb, got,
+                            lambda: token_table[ids] + position_table[:t], out_shape)
+        return got
 
     def _embed_launch(self, ids, tok, pos, t, shape=None):
         rows, d = tok.shape
         n = ids.size
-        out = self._be.xp.zeros((n, d), dtype=np.float32)
+        out = self._unwritten_out(n, d)
         bad = self._flag()
         gb = self._launch("andrea_embed_forward", "rows", n,
                           (self._ids32(ids), self._dev(tok), self._dev(pos), out, np.int32(n),

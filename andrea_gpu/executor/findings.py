@@ -48,6 +48,9 @@ MSG_OOB_ACCESS = ("kernel {kernel}: out-of-bounds access to {argument}: byte off
 MSG_OOB_ACCESS_AT = ("kernel {kernel}: out-of-bounds access to {argument} at {line}: byte offset "
                      "{offset} of a {nbytes}-byte buffer, by {thread}")
 
+MSG_CONST_WRITTEN = ("kernel {kernel} wrote {what}, which is a const input: the caller's data must "
+                     "be left as it is (write results only to the output arguments)")
+
 # --- other faults
 MSG_MISALIGNED = ("kernel {kernel}: {thread}: an access at a misaligned or impossible address (a "
                   "vector type such as float4 must be read and written at an address that is a "
@@ -58,6 +61,10 @@ MSG_NULL_AT = MSG_NULL + " at {line}"
 MSG_NULL_NO_SHARED = (MSG_NULL + " (the kernel uses extern __shared__ memory, but the launch "
                       "gives it none: use a fixed-size __shared__ array)")
 MSG_NULL_NO_SHARED_AT = MSG_NULL_NO_SHARED + " at {line}"
+MSG_STACK_OVERFLOW = ("kernel {kernel}: {thread}: stack overflow: the thread's local variables "
+                      "need more than the {kib} KiB the executor gives each thread (put a large "
+                      "array in shared or global memory, and avoid deep recursion)")
+MSG_STACK_OVERFLOW_AT = MSG_STACK_OVERFLOW + " at {line}"
 MSG_SIGNAL = "kernel {kernel}: {thread}: {signal} at address {address}"
 MSG_SIGNAL_AT = MSG_SIGNAL + " at {line}"
 MSG_SEGV = "segmentation fault"
@@ -121,10 +128,19 @@ MSG_BAD_NOT_REPORTED = ("{kernel} (grid {grid}, block {block}) did not report th
 MSG_BAD_NOT_SMALLEST = ("{kernel} (grid {grid}, block {block}) set *bad = {got}, but the first "
                         "out-of-range id is at flat index {first} ({where} = {bad_id}); use "
                         "atomicMin(bad, i) so that the smallest index wins{probe}")
+MSG_BAD_NOT_AN_INDEX = ("{kernel} (grid {grid}, block {block}) set *bad = {got}, which is not a flat "
+                        "index into the {n} ids; the first out-of-range id is at flat index "
+                        "{first} ({where} = {bad_id}): record the index i of the id, not the id "
+                        "itself, with atomicMin(bad, i){probe}")
 MSG_PROBE_IDS = " (probe_ids: good ids mixed with num_rows, -1 and INT_MAX: {ids})"
 MSG_GOOD_ROWS_WRONG = ("{kernel} (grid {grid}, block {block}) got the rows of good ids wrong when "
                        "out-of-range ids are present (first at token_ids{where}): skip only the "
                        "bad rows")
+MSG_NEVER_WRITTEN = ("{kernel} (grid {grid}, block {block}) did not write {where} ({count} of "
+                     "{total} elements left as they were: out is not zeroed before the launch). "
+                     "Write every element of every good row, with = rather than +=, for any "
+                     "grid and block size (rows in a grid-stride loop, columns in a block-stride "
+                     "loop)")
 MSG_GRADIENT_ROW_WRONG = ("{kernel} (grid {grid}, block {block}) got gradient row {row} wrong when "
                           "out-of-range ids are present: skip only the rows of bad ids")
 

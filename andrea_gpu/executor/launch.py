@@ -47,6 +47,8 @@ from .build import build, kernel_names
 from .findings import Said
 
 PAGE = mmap.PAGESIZE
+#: Each CUDA thread's stack in the executor (runtime.cpp's kStack), in KiB.
+STACK_KIB = 32
 CANARY = 0xFF
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mmap.restype = ctypes.c_void_p
@@ -281,7 +283,13 @@ class Kernel:
                 holders.append(h)
                 ptrs[i] = ctypes.cast(ctypes.pointer(h), ctypes.c_void_p)
             cfg = (ctypes.c_ulonglong * 10)(*g, *b, shmem, order, order, seed)
+            # each argument's whole mapping: the checker reports an access there outside the
+            # buffer (the bytes it shares with its pages, which no guard page catches)
+            spans = (ctypes.c_ulonglong * max(2 * len(args), 2))()
+            for i, buf in guarded.items():
+                spans[2 * i], spans[2 * i + 1] = buf.lo, buf.hi
             with _LAUNCH_LOCK:
+                self.module.lib.andrea_exec_set_spans(spans, len(args))
                 # the race checker watches the first run; later runs add the other guard
                 # layout and schedule (happens-before does not depend on the order)
                 track = int(self.module.checked and flush_end)
@@ -295,6 +303,15 @@ class Kernel:
                     raise OutOfBoundsError(Said(
                         F.MSG_OOB_WRITE_AFTER, kernel=self.name, argument=self._arg(i),
                         offset=int(off), nbytes=int(buf.nbytes)))
+            for i, buf in guarded.items():  # a const T* is input: it must come back unchanged
+                if self.params[i].kind == 1:
+                    now = buf.read(args[i].dtype, args[i].shape).reshape(-1).view(np.uint8)
+                    diff = np.flatnonzero(now != args[i].reshape(-1).view(np.uint8))
+                    if diff.size:
+                        raise KernelError(Said(
+                            F.MSG_CONST_WRITTEN, kernel=self.name,
+                            what=Said(F.MSG_ARGUMENT_ELEMENT, index=i, name=self.param_names[i],
+                                      element=int(diff[0]) // max(args[i].itemsize, 1))))
             return [guarded[i].read(args[i].dtype, args[i].shape) for i in outputs], atomics
         finally:
             for buf in guarded.values():
@@ -353,6 +370,9 @@ class Kernel:
                         F.MSG_OOB_ACCESS_AT if line else F.MSG_OOB_ACCESS, kernel=self.name,
                         argument=self._arg(i), line=line, offset=int(addr - buf.addr),
                         nbytes=int(buf.nbytes), thread=at))
+            if lib.andrea_exec_fault_stack():
+                raise KernelError(Said(F.MSG_STACK_OVERFLOW_AT if line else F.MSG_STACK_OVERFLOW,
+                                       kernel=self.name, thread=at, line=line, kib=STACK_KIB))
             if lib.andrea_exec_fault_general():
                 raise KernelError(Said(F.MSG_MISALIGNED_AT if line else F.MSG_MISALIGNED,
                                        kernel=self.name, thread=at, line=line))

@@ -123,8 +123,8 @@ template <typename T> T andrea_shfl_xor(T v, int m, const char *f, int l, int wi
 }  // namespace andrea_exec
 #define __trap() ::andrea_exec::trap(__FILE__, __LINE__)
 // Memory fences order nothing on one OS thread; a compiler barrier keeps their meaning for -O2.
-#define __threadfence() __asm__ __volatile__("" ::: "memory")
-#define __threadfence_block() __asm__ __volatile__("" ::: "memory")
+#define __threadfence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+#define __threadfence_block() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
 // Atomics: fibers never run at the same time, so a read-modify-write is atomic as written.
 // They are not instrumented for the race checker (an atomic never races) and mark the launch
@@ -171,3 +171,18 @@ static inline int __float2int_rz(float x) { return (int)x; }
 static inline int __popc(unsigned x) { return __builtin_popcount(x); }
 static inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
 static inline int __ffs(int x) { return __builtin_ffs(x); }
+
+// ----------------------------------------------------------------------------- refused words
+// The kernel file is checked for these before it is compiled (andrea_gpu/host.py), but a macro
+// can paste them together (`CAT(as, m)`): a pasted name is looked up as a macro again, so these
+// definitions turn it into a compile error. Inline assembly can read files (.incbin) and run
+// anything; the sanitizer attributes would switch the race checker off for a function.
+#define asm andrea_refused_inline_assembly
+#define __asm andrea_refused_inline_assembly
+#define __asm__ andrea_refused_inline_assembly
+#define no_sanitize andrea_refused_attribute
+#define no_sanitize_thread andrea_refused_attribute
+#define __no_sanitize__ andrea_refused_attribute
+#define __no_sanitize_thread__ andrea_refused_attribute
+#define disable_sanitizer_instrumentation andrea_refused_attribute
+#define __disable_sanitizer_instrumentation__ andrea_refused_attribute

@@ -136,6 +136,10 @@ static const size_t kWordsPerPage = 256;
 
 struct Range {
     uintptr_t lo = 0, hi = 0;
+    // The argument's whole mapping between its guard pages (andrea_exec_set_spans): an access
+    // there outside [lo, hi) is out of bounds even where no guard page catches it (the bytes a
+    // buffer shares with its page). Equal to lo, hi when not given.
+    uintptr_t slo = 0, shi = 0;
     int arg = -1;               // argument index, -1 static shared, -2 dynamic shared
     std::vector<Cell *> pages;  // lazily allocated shadow, kWordsPerPage cells each
 };
@@ -158,6 +162,7 @@ struct Launch {
 };
 
 static Launch *g = nullptr;
+static std::vector<uintptr_t> g_spans;  // the next launch's argument mappings (lo, hi) per argument
 static sigjmp_buf g_jmp;
 static volatile sig_atomic_t g_active = 0;
 static char g_msg[2048];
@@ -166,6 +171,10 @@ static void *g_fault_addr = nullptr;
 // x86-64 a misaligned vector access (a float4 load from an address not a multiple of 16) or
 // an address that cannot exist, not a null pointer.
 static int g_fault_general = 0;
+// 1 when the fault address is in the guard page below a fiber's stack: a stack overflow.
+static int g_fault_stack = 0;
+static char *g_stacks = nullptr;     // fiber stacks, kept from launch to launch
+static size_t g_stack_count = 0;
 static long long g_fault_where[6];  // block xyz, thread xyz at the fault
 static long long g_race[16];        // see andrea_exec_race
 static long long g_uninit[16];      // the block's first read of never-written shared memory
@@ -173,8 +182,6 @@ static bool g_uninit_seen = false;
 static struct sigaction g_old[3];
 static const int g_sigs[3] = {SIGSEGV, SIGBUS, SIGFPE};
 static const size_t kStack = 32 * 1024;
-static char *g_stacks = nullptr;     // fiber stacks, kept from launch to launch
-static size_t g_stack_count = 0;
 int atomics_used = 0;                // set by prelude.h's atomics during a launch
 
 static unsigned long long next_rand() {  // splitmix64: reproducible shuffles from the seed
@@ -208,6 +215,11 @@ static void on_fault(int sig, siginfo_t *si, void *uctx) {
     }
     g_fault_addr = si->si_addr;
     g_fault_general = sig == SIGSEGV && si->si_code == SI_KERNEL;
+    {
+        const char *a = (const char *)si->si_addr;
+        g_fault_stack = g_stacks && a >= g_stacks && a < g_stacks + g_stack_count * kStack &&
+                        (size_t)(a - g_stacks) % kStack < (size_t)getpagesize();
+    }
 #if defined(__x86_64__)
     g_fault_pc = site_offset((const char *)((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP] + 1);
 #else
@@ -282,9 +294,18 @@ static Cell *cell_of(Range &r, uintptr_t addr) {
     return p + word % kWordsPerPage;
 }
 
+static void out_of_bounds(uintptr_t a, const void *site) {
+    g->track = false;
+    g_fault_addr = (void *)a;
+    g_fault_pc = site_offset(site);
+    std::snprintf(g_msg, sizeof g_msg, "%s at address %p", "segmentation fault", (void *)a);
+    fail(FAULT);
+}
+
 static void access_range(Range &r, uintptr_t a, size_t n, bool write, const void *site) {
     Launch *L = g;
     L->last = &r;
+    if (a < r.lo || a + n > r.hi) out_of_bounds(a < r.lo || a >= r.hi ? a : r.hi, site);
     uintptr_t end = a + n < r.hi ? a + n : r.hi;
     Acc now{(int32_t)((const char *)site - site_base()), L->blk, L->epoch, L->wepoch,
             (uint16_t)L->thr, (uint8_t)write, 0};
@@ -319,9 +340,9 @@ static inline void access(const void *ptr, size_t n, bool write, const void *sit
     if (p >= __start_andrea_builtins && p < __stop_andrea_builtins) return;
     uintptr_t a = (uintptr_t)ptr;
     Range *last = L->last;
-    if (last && a >= last->lo && a < last->hi) return access_range(*last, a, n, write, site);
+    if (last && a >= last->slo && a < last->shi) return access_range(*last, a, n, write, site);
     for (Range &r : L->ranges)
-        if (a >= r.lo && a < r.hi) return access_range(r, a, n, write, site);
+        if (a >= r.slo && a < r.shi) return access_range(r, a, n, write, site);
 }
 
 // An atomic on shared memory initialises it (for the never-written check) but is never part of
@@ -602,8 +623,8 @@ static void poison_shared() {
 static void add_range(std::vector<Range> &rs, uintptr_t lo, size_t n, int arg) {
     if (!lo || !n) return;
     Range r;
-    r.lo = lo;
-    r.hi = lo + n;
+    r.lo = r.slo = lo;
+    r.hi = r.shi = lo + n;
     r.arg = arg;
     r.pages.assign((n / 4 + kWordsPerPage) / kWordsPerPage + 1, nullptr);
     rs.push_back(std::move(r));
@@ -638,7 +659,16 @@ int launch(const unsigned long long *cfg, const unsigned long long *ranges, int 
         return BAD_LAUNCH;
     }
     if (track) {
-        for (int i = 0; i < nranges; ++i) add_range(L.ranges, ranges[2 * i], ranges[2 * i + 1], i);
+        for (int i = 0; i < nranges; ++i) {
+            size_t before = L.ranges.size();
+            add_range(L.ranges, ranges[2 * i], ranges[2 * i + 1], i);
+            if (L.ranges.size() > before && (size_t)i < g_spans.size() / 2 &&
+                g_spans[2 * i] <= L.ranges.back().lo && g_spans[2 * i + 1] >= L.ranges.back().hi) {
+                L.ranges.back().slo = g_spans[2 * i];
+                L.ranges.back().shi = g_spans[2 * i + 1];
+            }
+        }
+        g_spans.clear();
         if (__start_andrea_shared && __stop_andrea_shared)
             add_range(L.ranges, (uintptr_t)__start_andrea_shared,
                       (size_t)(__stop_andrea_shared - __start_andrea_shared), -1);
@@ -664,6 +694,7 @@ int launch(const unsigned long long *cfg, const unsigned long long *ranges, int 
     g_msg[0] = 0;
     g_fault_addr = nullptr;
     g_fault_general = 0;
+    g_fault_stack = 0;
     g_fault_pc = -1;
     atomics_used = 0;
     int status = sigsetjmp(g_jmp, 1);
@@ -736,12 +767,17 @@ extern "C" {
 const char *andrea_exec_message() { return andrea_exec::g_msg; }
 void *andrea_exec_fault_addr() { return andrea_exec::g_fault_addr; }
 int andrea_exec_fault_general() { return andrea_exec::g_fault_general; }
+int andrea_exec_fault_stack() { return andrea_exec::g_fault_stack; }
 void andrea_exec_fault_where(long long *out) { std::memcpy(out, andrea_exec::g_fault_where, sizeof andrea_exec::g_fault_where); }
 // A race or uninitialised read: [0] argument index (-1 static shared, -2 dynamic shared),
 // [1] byte offset in it, then for this access and the other one (-1 when none): write?, flat
 // block, flat thread, code offset in the library; [10] the range's start address.
 void andrea_exec_race(long long *out) { std::memcpy(out, andrea_exec::g_race, sizeof andrea_exec::g_race); }
 long long andrea_exec_fault_pc() { return andrea_exec::g_fault_pc; }
+// For the next launch: (lo, hi) of each argument's whole accessible mapping (0, 0 for values).
+void andrea_exec_set_spans(const unsigned long long *spans, int n) {
+    andrea_exec::g_spans.assign(spans, spans + 2 * n);
+}
 int andrea_exec_atomics_used() { return andrea_exec::atomics_used; }
 int andrea_exec_launch(const unsigned long long *cfg, const unsigned long long *ranges,
                        int nranges, int track, std::function<void()> *body) {

@@ -98,11 +98,35 @@ def test_read_before_the_start_is_caught(selftest_module):
         selftest_module.get_function("read_before_start")((1,), (32,), (x, y, np.int32(8)))
 
 
-def test_write_into_slack_is_caught_by_canaries(selftest_module):
+def test_access_into_slack_is_caught_at_its_line(selftest_module):
+    """y[5] of a 20-byte buffer lies before the 16-byte-aligned guard page (and ids[n] of the
+    flush-start layout a page before it): the checker knows the argument's whole mapping."""
+    y = np.zeros(5, dtype=np.float32)
+    with pytest.raises(OutOfBoundsError, match=r"out-of-bounds access to argument 0 \(y\) at "
+                                               r"selftest.cu:72: byte offset 20 of a 20-byte "
+                                               r"buffer, by block \(0,0,0\) thread \(0,0,0\)"):
+        selftest_module.get_function("write_past_end")((1,), (32,), (y, np.int32(5)))
+    x, y = np.arange(5, dtype=np.float32), np.zeros(6, dtype=np.float32)
+    with pytest.raises(OutOfBoundsError, match=r"argument 0 \(x\) at selftest.cu:61: byte "
+                                               r"offset 20 of a 20-byte buffer"):
+        selftest_module.get_function("copy_off_by_one")((1,), (32,), (x, y, np.int32(5)))
+
+
+def test_write_into_slack_is_caught_by_canaries_without_the_checker():
+    from tests.gpu.conftest import KERNELS
+    mod = Module((KERNELS / "selftest.cu").read_text(), "selftest.cu", checked=False)
     y = np.zeros(5, dtype=np.float32)  # 20 bytes: y[5] lies before the 16-byte-aligned guard
     with pytest.raises(OutOfBoundsError, match=r"out-of-bounds write to argument 0 \(y\): byte "
                                                r"offset 20 of a 20-byte buffer"):
-        selftest_module.get_function("write_past_end")((1,), (32,), (y, np.int32(5)))
+        mod.get_function("write_past_end")((1,), (32,), (y, np.int32(5)), orders=("forward",))
+
+
+def test_a_write_to_a_const_input_is_caught(selftest_module):
+    x, y = np.arange(8, dtype=np.float32), np.zeros(8, dtype=np.float32)
+    with pytest.raises(KernelError, match=r"kernel clobber_input wrote argument 0 \(x\), element "
+                                          r"3, which is a const input"):
+        selftest_module.get_function("clobber_input")((1,), (32,), (x, y, np.int32(8)))
+    assert x.tolist() == list(range(8))
 
 
 def test_divergent_barrier_is_caught(selftest_module):

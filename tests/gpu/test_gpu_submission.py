@@ -9,11 +9,13 @@ import pytest
 
 import andrea_ref
 from andrea_gpu.backend import KERNEL_DIR
+from andrea_gpu.host import KernelContractError
 from andrea_gpu.submission import (KernelContract, SubmissionError, compile_kernel_source,
                                    load_kernel_submission)
 from spec import CONTRACT, load_spec
 
 GOOD = KERNEL_DIR / "embedding.cu"
+CORPUS = Path(__file__).resolve().parent / "kernels" / "submissions"
 
 # A submission whose kernels forget the grid-stride loop: right only when gridDim.x covers
 # every row, which the contract's test shapes (grid 1, grid 3) do not.
@@ -124,6 +126,22 @@ def test_a_kernel_without_grid_stride_is_caught(submission_file):
     sub = load_kernel_submission(submission_file(NO_GRID_STRIDE), backend="cpu")
     tab = np.arange(40, dtype=np.float32).reshape(10, 4)
     ids = np.arange(10)
-    results = [sub.lookup(tab, ids) for _ in range(3)]  # shapes: grid 1, grid 3, grid = rows
-    assert not np.array_equal(results[0], tab[ids])
-    np.testing.assert_array_equal(results[2], tab[ids])
+    # shapes: grid 1, grid 3, grid = rows; out is not zeroed before a launch, so the rows the
+    # kernel skips are reported as never written
+    for grid in (1, 3):
+        with pytest.raises(KernelContractError, match=rf"andrea_lookup \(grid {grid}, block "
+                                                      rf"\d+\) did not write out\[{grid}, 0\]"):
+            sub.lookup(tab, ids)
+    np.testing.assert_array_equal(sub.lookup(tab, ids), tab[ids])
+
+
+def test_an_output_added_to_instead_of_written_is_caught(submission_file):
+    """out holds every bit set before a launch (on a GPU: whatever was there), so += on it is
+    seen; zeroed outputs (the gradients) stay zeroed."""
+    src = (CORPUS / "correct_grid_stride_rows.cu").read_text().replace(
+        "out[(size_t)row * d_model + c] =\n", "out[(size_t)row * d_model + c] +=\n")
+    sub = load_kernel_submission(submission_file(src), backend="cpu")
+    tab, pos = np.ones((4, 3), np.float32), np.ones((2, 3), np.float32)
+    np.testing.assert_array_equal(sub.lookup(tab, [1, 2]), tab[[1, 2]])
+    with pytest.raises(KernelContractError, match=r"did not write out\[0, 0\] \(6 of 6 "):
+        sub.embed([1, 2], tab, pos)

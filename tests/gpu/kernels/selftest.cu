@@ -72,6 +72,13 @@ extern "C" __global__ void write_past_end(float *y, int n) {
     if (threadIdx.x == 0) y[n] = 1.0f;
 }
 
+// Writes its const input (casting const away): the caller's data must stay as it is.
+extern "C" __global__ void clobber_input(const float *x, float *y, int n) {
+    const int i = threadIdx.x;
+    if (i < n) y[i] = x[i];
+    if (i == 3) const_cast<float *>(x)[i] = 0.0f;
+}
+
 // Block b reads what block b+1 wrote: correct only if blocks run in one particular order.
 extern "C" __global__ void cross_block_race(float *y, int nblocks) {
     const int b = blockIdx.x;
