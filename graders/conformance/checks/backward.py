@@ -89,10 +89,7 @@ def position_gradient_batch_sum(impl, spec):
     """grad_position[t] == grad_out[..., t, :] summed over the batch."""
     tol = spec.tolerance(spec.model.dtype)["per_term"]
 
-    @given(data=st.data())
-    def prop(data):
-        ids, grad, vocab, context = data.draw(S.backward_args(spec),
-                                              label="embed_backward arguments")
+    def one(ids, grad, vocab, context):
         _, gpos, call = _backward(impl, ids, grad, vocab, context)
         t = ids.shape[-1]
         assert_shape("grad_position", gpos, (context, grad.shape[-1]), call)
@@ -103,7 +100,17 @@ def position_gradient_batch_sum(impl, spec):
             hint = hints.BATCH_SUM
         assert_close_scaled("grad_position[:T]", gpos[:t], want, scale, tol, call, hint)
 
+    @given(data=st.data())
+    def prop(data):
+        one(*data.draw(S.backward_args(spec), label="embed_backward arguments"))
+
     prop()
+    # The drawn batches are small (B <= 4); one batch wider than a warp and than the smallest
+    # launch block too, so a sum that gives each lane or thread one batch row (no loop) fails.
+    rng = np.random.default_rng(0)
+    vocab, t, d = 5, 2, 3
+    one(rng.integers(0, vocab, size=(67, t)),
+        rng.standard_normal((67, t, d)).astype(S.model_dtype(spec)), vocab, t + 1)
 
 
 @check("BWD-POS-02", requires=("embed_backward",))
