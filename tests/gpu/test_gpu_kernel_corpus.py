@@ -39,9 +39,12 @@ BUGS = {
         r"RaceError: kernel andrea_embed_backward_position: data race on shared memory at byte "
         r"offset \d+ at line bug_missing_barrier\.cu:50"),
     "bug_no_grid_stride.cu": (
-        "lookup_selects_row", "EMB-LOOKUP-01", r"out\[\d+(?:, \d+)*\]=0\.0, but should be"),
+        "lookup_selects_row", "EMB-LOOKUP-01",
+        r"andrea_lookup \(grid [13], block \d+\) did not write out\[[\d, ]+\] .*grid-stride"),
     "bug_no_block_stride.cu": (
-        "forward_pass_at_real_size", "EMB-REAL-01", r"x\[\d+, \d+\]=0\.0, but should be exactly"),
+        "forward_pass_at_real_size", "EMB-REAL-01",
+        r"andrea_embed_forward \(grid \d+, block \d+\) did not write out\[[\d, ]+\] .*"
+        r"block-stride"),
     "bug_no_range_check.cu": (
         "out_of_range_ids", "EMB-ERR-01",
         r"lookup\(\) raised OutOfBoundsError\('kernel andrea_lookup: out-of-bounds access to "
@@ -66,6 +69,65 @@ BUGS = {
         r"KernelError: kernel andrea_lookup: block \(\d+,0,0\) thread \(\d+,0,0\): an access at "
         r"a misaligned or impossible address \(a vector type such as float4 .*\) at "
         r"bug_float4_unaligned\.cu:15"),
+    "bug_grid_stride_bound.cu": (
+        "lookup_selects_row", "EMB-LOOKUP-01",
+        r"OutOfBoundsError: kernel andrea_lookup: out-of-bounds access to argument 1 \(ids\) at "
+        r"bug_grid_stride_bound\.cu:5: byte offset (\d+) of a \1-byte buffer"),
+    "bug_tail_ids_read.cu": (
+        "lookup_selects_row", "EMB-LOOKUP-01",
+        r"OutOfBoundsError: kernel andrea_lookup: out-of-bounds access to argument 1 \(ids\) at "
+        r"bug_tail_ids_read\.cu:6"),
+    "bug_out_not_zeroed.cu": (
+        "embed_adds_position_rows", "EMB-COMB-01",
+        r"KernelContractError: andrea_embed_forward \(grid \d+, block \d+\) did not write "
+        r"out\[[\d, ]+\] \(\d+ of \d+ elements left as they were: out is not zeroed"),
+    "bug_never_writes_odd_column.cu": (
+        "lookup_selects_row", "EMB-LOOKUP-01",
+        r"KernelContractError: andrea_lookup \(grid \d+, block \d+\) did not write out\["),
+    "bug_writes_position_table.cu": (
+        "embed_adds_position_rows", "EMB-COMB-01",
+        r"KernelError: kernel andrea_embed_forward wrote argument 2 \(position_table\), element "
+        r"\d+, which is a const input"),
+    "bug_clobbers_grad_out.cu": (
+        "position_gradient_batch_sum", "BWD-POS-01",
+        r"KernelError: kernel andrea_embed_backward_position wrote argument 0 \(grad_out\), "
+        r"element \d+, which is a const input"),
+    "bug_partial_sum_race.cu": (
+        "position_gradient_batch_sum", "BWD-POS-01",
+        r"RaceError: kernel andrea_embed_backward_position: data race on shared memory at byte "
+        r"offset 0 at line bug_partial_sum_race\.cu:54"),
+    "bug_barrier_in_branch.cu": (
+        "position_gradient_batch_sum", "BWD-POS-01",
+        r"KernelError: kernel andrea_embed_backward_position \(divergent barrier, \w+ schedule\)"
+        r".*divergent __syncthreads\(\): thread \(\d+,0,0\) waits at bug_barrier_in_branch\.cu:"
+        r"(60|65) but thread \(\d+,0,0\) waits at bug_barrier_in_branch\.cu:(60|65)"),
+    "bug_barrier_in_column_loop.cu": (
+        "position_gradient_batch_sum", "BWD-POS-01",
+        r"KernelError: kernel andrea_embed_backward_position \(barrier not reached by every "
+        r"thread, \w+ schedule\).*__syncthreads\(\) at bug_barrier_in_column_loop\.cu:54 is not "
+        r"reached by every thread of the block"),
+    "bug_uninit_shared.cu": (
+        "position_gradient_batch_sum", "BWD-POS-01",
+        r"KernelError: kernel andrea_embed_backward_position: read of never-written shared "
+        r"memory at byte offset \d+ at bug_uninit_shared\.cu:58"),
+    "bug_warp_one_lane_per_batch.cu": (
+        "position_gradient_batch_sum", "BWD-POS-01",
+        r"grad_position\[:T\]\[\d+, \d+\]=\S+, but should be"),
+    "bug_blockdim_as_dmodel.cu": (
+        "embed_adds_position_rows", "EMB-COMB-01",
+        r"(OutOfBoundsError|RaceError): kernel andrea_embed_forward: .*argument 3 \(out\).* "
+        r"bug_blockdim_as_dmodel\.cu:27"),
+    "bug_ids_as_float.cu": (
+        "lookup_selects_row", "EMB-LOOKUP-01", r"out\[[\d, ]*\]=\S+, but should be"),
+    "bug_range_check_off_by_one.cu": (
+        "out_of_range_ids", "EMB-ERR-01",
+        r"lookup\(\) raised OutOfBoundsError\('kernel andrea_lookup: out-of-bounds access to "
+        r"argument 0 \(table\) at bug_range_check_off_by_one\.cu:11"),
+    "bug_bad_stores_id.cu": (
+        "out_of_range_ids", "EMB-ERR-01",
+        r"lookup\(\) raised KernelContractError\('andrea_lookup \(grid \d+, block \d+\) set "
+        r"\*bad = -1, which is not a flat index into the \d+ ids; the first out-of-range id is at "
+        r"flat index \d+ .*record the index i of the id, not the id itself"),
     "bug_bad_not_smallest.cu": (
         "out_of_range_ids", "EMB-ERR-01",
         r"lookup\(\) raised KernelContractError\('andrea_lookup \(grid \d+, block \d+\) set "

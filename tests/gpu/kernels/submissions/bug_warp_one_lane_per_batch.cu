@@ -1,0 +1,56 @@
+// BUG (bug_warp_one_lane_per_batch): the position backward gives each lane of a warp one batch row, with no loop: batches over 32 lose rows.
+extern "C" __global__ void andrea_lookup(const float* table, const int* ids, float* out,
+                                         int n_ids, int d_model, int num_rows, int* bad) {
+    for (int row = blockIdx.x; row < n_ids; row += gridDim.x) {
+        const int id = ids[row];
+        if (id < 0 || id >= num_rows) {
+            if (threadIdx.x == 0) atomicMin(bad, row);
+            continue;
+        }
+        for (int c = threadIdx.x; c < d_model; c += blockDim.x)
+            out[(size_t)row * d_model + c] = table[(size_t)id * d_model + c];
+    }
+}
+
+extern "C" __global__ void andrea_embed_forward(const int* ids, const float* token_table,
+                                                const float* position_table, float* out,
+                                                int n_ids, int seq_len, int d_model,
+                                                int num_rows, int* bad) {
+    for (int row = blockIdx.x; row < n_ids; row += gridDim.x) {
+        const int id = ids[row];
+        if (id < 0 || id >= num_rows) {
+            if (threadIdx.x == 0) atomicMin(bad, row);
+            continue;
+        }
+        const int t = row % seq_len;
+        for (int c = threadIdx.x; c < d_model; c += blockDim.x)
+            out[(size_t)row * d_model + c] =
+                token_table[(size_t)id * d_model + c] + position_table[(size_t)t * d_model + c];
+    }
+}
+
+extern "C" __global__ void andrea_embed_backward_token(const int* ids, const float* grad_out,
+                                                       float* grad_token, int n_ids,
+                                                       int d_model, int num_rows, int* bad) {
+    for (int row = blockIdx.x; row < n_ids; row += gridDim.x) {
+        const int id = ids[row];
+        if (id < 0 || id >= num_rows) {
+            if (threadIdx.x == 0) atomicMin(bad, row);
+            continue;
+        }
+        for (int c = threadIdx.x; c < d_model; c += blockDim.x)
+            atomicAdd(&grad_token[(size_t)id * d_model + c], grad_out[(size_t)row * d_model + c]);
+    }
+}
+
+extern "C" __global__ void andrea_embed_backward_position(const float* grad_out,
+                                                          float* grad_position, int batch,
+                                                          int seq_len, int d_model) {
+    const int plane = seq_len * d_model;
+    const int warps = blockDim.x / 32, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    for (int e = blockIdx.x * warps + warp; e < plane; e += gridDim.x * warps) {
+        float acc = lane < batch ? grad_out[(size_t)lane * plane + e] : 0.0f;  // batch <= 32 assumed
+        for (int d = 16; d > 0; d >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, d);
+        if (lane == 0) grad_position[e] = acc;
+    }
+}

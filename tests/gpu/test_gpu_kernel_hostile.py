@@ -1,0 +1,75 @@
+"""Kernels that attack the CPU executor or the grader (tests/gpu/kernels/hostile/): each is
+refused before it runs, or stopped with a finding, a time limit or an output limit, and the
+grader goes on. A kernel is native code in the grading worker: what it can reach there is the
+sandbox's business (tests/grade/), these are the executor's own defences."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from andrea_gpu.executor import KernelError
+from andrea_gpu.submission import SubmissionError, load_kernel_submission
+from spec import load_spec
+from tests.helpers import TEST_SANDBOX, fast_limits
+
+HOSTILE = Path(__file__).resolve().parent / "kernels" / "hostile"
+
+
+def test_every_hostile_kernel_says_what_it_tries():
+    files = sorted(HOSTILE.glob("*.cu"))
+    assert len(files) >= 5
+    for p in files:
+        assert p.read_text().startswith(f"// HOSTILE ({p.stem}): ")
+
+
+def test_inline_assembly_pasted_by_a_macro_does_not_build():
+    """`CAT(as, m)(".incbin ...")` passes the word check; the executor's prelude makes the pasted
+    name a compile error, so no file is read into the library."""
+    with pytest.raises(SubmissionError, match=r"does not build") as exc:
+        load_kernel_submission(HOSTILE / "asm_pasted.cu", backend="cpu")
+    assert "asm_pasted.cu:3" in exc.value.log and "incbin" not in exc.value.log.split(":3:")[0]
+
+
+def test_switching_the_race_checker_off_is_refused():
+    with pytest.raises(SubmissionError, match=r"was refused") as exc:
+        load_kernel_submission(HOSTILE / "no_sanitize.cu", backend="cpu")
+    assert "no_sanitize.cu:32: error: 'no_sanitize' is not allowed" in exc.value.log
+
+
+def test_a_pasted_sanitizer_attribute_is_no_attribute(tmp_path):
+    """Pasted together, the attribute's name is a macro of the prelude: the race stays visible."""
+    src = (HOSTILE / "no_sanitize.cu").read_text().replace(
+        'no_sanitize("thread")', 'CAT(no_san, itize)("thread")')
+    path = tmp_path / "pasted.cu"
+    path.write_text("#define CAT(a, b) a##b\n" + src)
+    sub = load_kernel_submission(path, backend="cpu")
+    with pytest.raises(KernelError, match=r"data race on argument 2 \(grad_token\)"):
+        for _ in range(3):  # launch shapes: grid 1 (one block: no race), then grid 3
+            sub.embed_backward(np.zeros(40, np.int64), np.ones((40, 3), np.float32), 2, 40)
+
+
+def test_a_stack_overflow_is_named():
+    sub = load_kernel_submission(HOSTILE / "stack_overflow.cu", backend="cpu")
+    with pytest.raises(KernelError, match=r"kernel andrea_lookup: block \(0,0,0\) thread "
+                                          r"\(\d+,0,0\): stack overflow: .* 32 KiB .* at "
+                                          r"stack_overflow.cu:\d+"):
+        sub.lookup(np.ones((4, 3), np.float32), [1, 2])
+
+
+@pytest.mark.parametrize("name, said", [
+    ("infinite_loop", r"did not finish within"),
+    ("printf_flood", r"printed more than \d+ bytes"),
+])
+def test_a_kernel_that_never_ends_or_floods_output_is_stopped(name, said):
+    from graders.grade.grading import grade, load_submission
+    rep = grade(load_submission(HOSTILE / f"{name}.cu"), load_spec(), profile="dev",
+                limits=fast_limits(call_timeout=1.0), select=["lookup_selects_row"],
+                sandbox=TEST_SANDBOX)
+    assert rep["import"]["ok"], rep["import"]
+    (chk,) = rep["checks"]
+    assert chk["status"] in ("error", "failed") and rep["score"] == 0
+    import re
+    assert re.search(said, chk["message"]), chk["message"]
