@@ -370,8 +370,13 @@ def read_source(path) -> tuple[str, str]:
 
 
 def _missing(text: str, contract: KernelContract) -> list[str]:
+    """Signatures of the entry points the text never names as a function (a kernel defined
+    through a macro, `KERNEL andrea_lookup(...)`, is named; whether it is a kernel of the right
+    signature, the compiler checks with the contract's static_asserts)."""
     defined = set(kernel_names(text))
-    return [ep.signature() for ep in contract.entry_points if ep.name not in defined]
+    code = "\n".join(line for _, line in _logical_lines(text))
+    return [ep.signature() for ep in contract.entry_points if ep.name not in defined
+            and not re.search(rf"\b{re.escape(ep.name)}\s*\(", code)]
 
 
 def compile_kernel_source(path, contract: KernelContract, *,

@@ -39,8 +39,14 @@ CXXFLAGS = ("-std=c++17", "-O1", "-g1", "-gdwarf-4", "-fPIC", "-U_FORTIFY_SOURCE
 #: accesses only; the hooks are runtime.cpp's, libtsan is not linked).
 CHECK_FLAGS = ("-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0")
 
+# __global__ and void in either order, with __launch_bounds__(...) or __attribute__((...))
+# before, between or after them.
+_ATTRS = r"(?:(?:__launch_bounds__\s*\([^)]*\)|__attribute__\s*\(\(.*?\)\))\s*)*"
 _KERNEL_RE = re.compile(
-    r"__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\s*\(")
+    rf"(?:__global__\s+{_ATTRS}void|void\s+{_ATTRS}__global__)\s+{_ATTRS}([A-Za-z_]\w*)\s*\(")
+#: The entry points the kernel contract's generated signature checks name (host.py appends them):
+#: a kernel defined through a macro has no __global__ in its text, but the check proves it is one.
+_CONTRACT_RE = re.compile(r"static_assert\(andrea_contract_same<decltype\(&([A-Za-z_]\w*)\)")
 _DYN_SHARED_RE = re.compile(
     r"extern\s+__shared__\s+((?:__align__\s*\(\s*\d+\s*\)\s*)?)([A-Za-z_][\w\s]*?)\s+"
     r"([A-Za-z_]\w*)\s*\[\s*\]\s*;")
@@ -57,7 +63,8 @@ class BuildError(RuntimeError):
 def kernel_names(source: str) -> list[str]:
     """Names of the ``__global__`` functions of a CUDA source, in order of appearance."""
     names = []
-    for m in _KERNEL_RE.finditer(_strip_comments(source)):
+    text = _strip_comments(source)
+    for m in [*_KERNEL_RE.finditer(text), *_CONTRACT_RE.finditer(text)]:
         if m.group(1) not in names:
             names.append(m.group(1))
     return names
@@ -237,7 +244,7 @@ def build(source: str, name: str = "kernel.cu", *, checked: bool = True,
     unit = translation_unit(source, name)
     flags = [*CXXFLAGS, *(CHECK_FLAGS if checked else ()), f"-I{INCLUDE}"]
     runtime = _runtime_object(cxx, version, switch)
-    headers = "".join(p.read_text() for p in sorted(INCLUDE.glob("*.h")))
+    headers = "".join(p.read_text() for p in sorted(INCLUDE.iterdir()) if p.is_file())
     key = hashlib.sha256("\0".join(
         [unit, PRELUDE.read_text(), headers, runtime.name, " ".join(flags), version]).encode()
     ).hexdigest()[:24]

@@ -43,7 +43,7 @@ from typing import Sequence
 import numpy as np
 
 from . import findings as F
-from .build import build, kernel_names
+from .build import _KERNEL_RE, build, kernel_names
 from .findings import Said
 
 PAGE = mmap.PAGESIZE
@@ -391,8 +391,7 @@ class Kernel:
                                finding=F.runtime_finding(msg)))
 
 
-_PARAMS_RE = re.compile(
-    r"__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\s*\(([^)]*)\)")
+_PARAMS_RE = re.compile(_KERNEL_RE.pattern + r"([^)]*)\)")
 
 
 def _param_names(source: str) -> dict[str, tuple[str, ...]]:
