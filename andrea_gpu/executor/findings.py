@@ -93,6 +93,7 @@ MSG_WARP_DIVERGENT = ("warp-level primitive at {line} is not reached by every li
 MSG_WARP_FIRST_THREAD = ("warp-level primitive at {line} in a block whose first thread never "
                          "reached one")
 MSG_TRAP = "__trap() at {line}"
+MSG_ASSERT = "assert({expr}) failed at {line}"
 MSG_BAD_SHAPE = "bad launch shape: {threads} threads per block, {blocks} blocks"
 MSG_NO_MEMORY = "the executor ran out of memory for this launch"
 MSG_RUNTIME_OTHER = "the executor stopped the kernel: {text}"
@@ -226,6 +227,7 @@ _RUNTIME = (
     (re.compile(rf"warp-level primitive at {_L} in a block whose first thread never reached "
                 rf"one$"), MSG_WARP_FIRST_THREAD, ("line",)),
     (re.compile(rf"__trap\(\) at {_L}$"), MSG_TRAP, ("line",)),
+    (re.compile(rf"assert\((.*)\) failed at {_L}$", re.S), MSG_ASSERT, ("expr", "line")),
     (re.compile(r"bad launch shape: (\d+) threads per block, (\d+) blocks$"), MSG_BAD_SHAPE,
      ("threads", "blocks")),
 )

@@ -7,6 +7,7 @@
 // __shared__ memory. See docs/gpu.md for what is and is not modelled.
 #pragma once
 
+#include <assert.h>   // the executor's (include/assert.h): assert() as a trap, as NVRTC has it
 #include <cfloat>
 #include <climits>
 #include <cmath>

@@ -612,6 +612,12 @@ void trap(const char *file, int line) {
     __builtin_unreachable();
 }
 
+[[noreturn]] void assert_fail(const char *expr, const char *file, int line) {
+    std::snprintf(g_msg, sizeof g_msg, "assert(%s) failed at %s:%d", expr, file, line);
+    fail(TRAP);
+    __builtin_unreachable();
+}
+
 void *dynamic_shared() { return g->dyn_shared.empty() ? nullptr : g->dyn_shared.data(); }
 
 static void poison_shared() {

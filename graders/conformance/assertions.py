@@ -368,9 +368,11 @@ def assert_raises(expected: type[BaseException], fn: Callable, *args: Any, call:
                  "built-in {want}: raise {want} itself or a subclass of it", call, hint,
                  cause="wrong_exception", function=_function(call, fn), got=type(exc).__name__,
                  error=str(exc)[:120], want=expected.__name__)
+        said = said_of(exc)  # a kernel finding: its line and threads come last, keep them
         fail("{function}() raised {got}({error!r}), but should raise {want}", call, hint,
              cause="wrong_exception", function=_function(call, fn), got=type(exc).__name__,
-             error=str(exc)[:120], want=expected.__name__, error_said=said_of(exc))
+             error=str(exc)[:120] if said is None else BoundedValue(repr(str(exc)[:1000])),
+             want=expected.__name__, error_said=said)
     fail("{function}() returned normally, but should raise {want}", call, hint,
          cause="wrong_exception", function=_function(call, fn), want=expected.__name__)
 

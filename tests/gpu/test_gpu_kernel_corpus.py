@@ -128,6 +128,10 @@ BUGS = {
         r"lookup\(\) raised KernelContractError\('andrea_lookup \(grid \d+, block \d+\) set "
         r"\*bad = -1, which is not a flat index into the \d+ ids; the first out-of-range id is at "
         r"flat index \d+ .*record the index i of the id, not the id itself"),
+    "bug_assert_ids.cu": (
+        "out_of_range_ids", "EMB-ERR-01",
+        r"KernelError\('kernel andrea_lookup \(trap, \w+ schedule\): block \(\d+,0,0\) thread "
+        r"\(\d+,0,0\): assert\(id >= 0 && id < num_rows\) failed at bug_assert_ids\.cu:7"),
     "bug_bad_not_smallest.cu": (
         "out_of_range_ids", "EMB-ERR-01",
         r"lookup\(\) raised KernelContractError\('andrea_lookup \(grid \d+, block \d+\) set "
