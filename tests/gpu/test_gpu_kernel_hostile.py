@@ -1,4 +1,4 @@
-"""Kernels that attack the CPU executor or the grader (tests/gpu/kernels/hostile/): each is
+"""Kernels that attack the CPU executor or the grader (tests/gpu/hostile_kernels/): each is
 refused before it runs, or stopped with a finding, a time limit or an output limit, and the
 grader goes on. A kernel is native code in the grading worker: what it can reach there is the
 sandbox's business (tests/grade/), these are the executor's own defences."""
@@ -15,7 +15,7 @@ from andrea_gpu.submission import SubmissionError, load_kernel_submission
 from spec import load_spec
 from tests.helpers import TEST_SANDBOX, fast_limits
 
-HOSTILE = Path(__file__).resolve().parent / "kernels" / "hostile"
+HOSTILE = Path(__file__).resolve().parent / "hostile_kernels"
 
 
 def test_every_hostile_kernel_says_what_it_tries():
