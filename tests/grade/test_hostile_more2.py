@@ -160,3 +160,41 @@ def test_nan_results_earn_no_value_check(spec):
                      sandbox="bwrap")
     got = {c["id"]: c["status"] for c in rep["checks"]}
     assert got == {c: "passed" if c == "embed_shapes" else "failed" for c in NAN_CHECKS}, got
+
+
+# ----------------------------------------------------------------------------- many files
+def _many_files(folder: Path, n: int) -> Path:
+    folder.mkdir(parents=True)
+    shutil.copy(MORE2 / "many_files.py", folder / "submission.py")
+    for i in range(n):
+        (folder / f"h{i}.txt").touch()
+    git = folder / ".git" / "objects"     # hidden: never entered, never counted
+    git.mkdir(parents=True)
+    for i in range(2500):
+        (git / f"o{i}").touch()
+    return folder
+
+
+def test_a_folder_of_too_many_files_is_refused_at_once(tmp_path):
+    from graders.grade.grading import MAX_FOLDER_ENTRIES, GraderError
+
+    with pytest.raises(GraderError, match=f"more than {MAX_FOLDER_ENTRIES} files and folders"):
+        load_submission(_many_files(tmp_path / "mallory", 2500))
+    ok = load_submission(_many_files(tmp_path / "zoe", 100))   # the .git beside is not counted
+    assert ok.module == "submission.py" and len(ok.files) == 101
+
+
+@needs_bwrap
+def test_a_batch_goes_on_past_a_folder_of_too_many_files(tmp_path, spec):
+    from graders.grade import batch
+
+    subs = tmp_path / "subs"
+    _many_files(subs / "mallory", 2500)
+    shutil.copy(CORRECT, subs / "zoe.py")
+    csv_path = tmp_path / "scores.csv"
+    batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", csv_path=csv_path,
+                    profile="dev", limits=LIMITS, sandbox="bwrap", select=["vector_norm"],
+                    progress=False)
+    rows = {r["submission"]: r for r in csv.DictReader(csv_path.open(encoding="utf-8"))}
+    assert "more than 2000 files" in rows["mallory"]["problem"]
+    assert rows["zoe.py"]["vector_norm"] == "passed"
