@@ -12,7 +12,8 @@ grader), so that both read a submission the same way and apply the same import r
   ``%%timeit`` and ``%%capture``, whose body is Python. Line numbers of the generated source map
   back to "cell N, line L" (cells counted from the top of the notebook, Markdown cells included).
   ``display(...)``, which Jupyter provides without an import, is there too (it shows nothing:
-  ``NOTEBOOK_PRELUDE``, the source's first line, which maps to no cell);
+  ``NOTEBOOK_PRELUDE``, the source's first line, which maps to no cell; where IPython is not
+  installed, an import of it binds its names to a stand-in that shows nothing, ``IPYTHON_STAND_IN``);
 * a notebook runs as Jupyter runs it: cell after cell in one namespace (``run_cells``), each
   cell compiled on its own with the line numbers of the whole source. A cell that raises an
   ``Exception`` is recorded and the cells after it still run (what the failing cell would have
@@ -43,6 +44,12 @@ BODY_CELL_MAGICS = ("time", "timeit", "capture")
 # What a Jupyter kernel puts in every notebook's namespace without an import, and a notebook may
 # call at top level: display() (a no-op here, nothing is shown). One line, mapped to no cell.
 NOTEBOOK_PRELUDE = "def display(*objects, **kwargs): return None"
+# Where IPython is not installed with the grader, a notebook's own import of it (``from
+# IPython.display import display, Markdown``, ``import IPython``) binds its names to this
+# stand-in instead: any attribute of it is itself, and calling it shows nothing, as display()
+# here. One line, mapped to no cell, like the prelude.
+IPYTHON_STAND_IN = ('_andrea_ipython = type("IPython", (), {"__getattr__": lambda self, name: '
+                    'self, "__call__": lambda self, *args, **kwargs: None})()')
 
 _LINE_MAGIC = re.compile(r"^(\s*)(?:[A-Za-z_][\w.,\s]*=\s*)?[%!]")
 # IPython's help: "name?", "name??", "?name", "??name" (and wildcards such as "np.*load*?")
@@ -109,7 +116,8 @@ def notebook_source(data: bytes | str, origin: str) -> Source:
     from traitlets.log import get_logger   # nbformat's logger
 
     try:
-        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        # utf-8-sig: a notebook saved by an editor that writes a byte-order mark is still one
+        text = data.decode("utf-8-sig") if isinstance(data, bytes) else data.lstrip("\ufeff")
         # nbformat logs a schema violation and warns about missing or repeated cell ids on
         # stderr (with its own file paths); this reader judges the shapes it uses itself
         log = get_logger()
@@ -130,6 +138,10 @@ def notebook_source(data: bytes | str, origin: str) -> Source:
     out: list[str] = [NOTEBOOK_PRELUDE]
     line_map: list[tuple[int, int]] = [(0, 0)]
     dropped: list[Dropped] = []
+    stand_in = not _ipython_installed()
+    if stand_in:
+        out.append(IPYTHON_STAND_IN)
+        line_map.append((0, 0))
     for number, src in cells:
         lines = src.splitlines()
         if lines and lines[0].lstrip().startswith("%%"):
@@ -142,10 +154,14 @@ def notebook_source(data: bytes | str, origin: str) -> Source:
         scan = _Continuation()
         for k, line in enumerate(lines, 1):
             kind = None if scan.inside else _ipython_kind(line)
+            bound = None if scan.inside or not stand_in else _ipython_import(line)
             if kind is not None:
                 dropped.append(Dropped(number, k, kind, line.strip()[:200]))
                 indent = re.match(r"\s*", line).group(0)
                 line = indent + "pass"
+            elif bound is not None:
+                dropped.append(Dropped(number, k, "ipython_import", line.strip()[:200]))
+                line = bound
             scan.feed(line)
             out.append(line)
             line_map.append((number, k))
@@ -272,6 +288,35 @@ class _Continuation:
         self.backslash = self.quote is None and line.rstrip().endswith("\\")
 
 
+def _ipython_installed() -> bool:
+    return importlib.util.find_spec("IPython") is not None
+
+
+def _ipython_import(line: str) -> str | None:
+    """The line that binds the names a one-line import of IPython would bind to the stand-in
+    (IPYTHON_STAND_IN), with the line's indentation; None for any other line."""
+    if "IPython" not in line:
+        return None
+    indent = re.match(r"\s*", line).group(0)
+    try:
+        tree = ast.parse(line.strip())
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1:
+        return None
+    node = tree.body[0]
+    names: list[str] = []
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and (
+            node.module == "IPython" or node.module.startswith("IPython.")):
+        names = [a.asname or a.name for a in node.names if a.name != "*"]
+    elif isinstance(node, ast.Import) and all(
+            a.name == "IPython" or a.name.startswith("IPython.") for a in node.names):
+        names = [a.asname or a.name.split(".")[0] for a in node.names]
+    else:
+        return None
+    return indent + ("; ".join(f"{n} = _andrea_ipython" for n in names) or "pass")
+
+
 def _ipython_kind(line: str) -> str | None:
     stripped = line.lstrip()
     if not stripped or stripped.startswith("#"):
@@ -290,6 +335,7 @@ def _ipython_kind(line: str) -> str | None:
 DROPPED_KINDS = {
     "magic": "an IPython magic", "shell": "a shell command", "get_ipython": "a get_ipython() call",
     "help": "an IPython help request", "cell_magic": "a cell magic",
+    "ipython_import": "an import of IPython",
 }
 
 

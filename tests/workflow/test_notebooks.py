@@ -249,3 +249,37 @@ def test_a_helper_named_like_a_package_of_the_grader_is_named_as_the_reason(tmp_
     (folder / "solution.py").write_text(body, encoding="utf-8")
     assert load_submission(folder).problem is None
     assert callable(load_impl(folder, submission_rules=True).lookup)
+
+
+def test_a_notebook_with_a_byte_order_mark_is_a_notebook():
+    """Some editors save UTF-8 with a byte-order mark; the notebook is read all the same."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 'ë'")]
+    data = b"\xef\xbb\xbf" + nbformat.writes(nb).encode("utf-8")
+    for given in (data, data.decode("utf-8")):
+        ns: dict = {}
+        exec(compile(notebook_source(given, "t.ipynb").text, "t", "exec"), ns)  # noqa: S102
+        assert ns["x"] == "ë"
+
+
+def test_a_notebook_importing_ipython_runs_where_ipython_is_not_installed():
+    """Notebooks often import IPython's display helpers. Where IPython is not installed with
+    the grader, such an import binds its names to a stand-in that shows nothing (as display()
+    does), so the cell's other lines still run; the line is named in the notes."""
+    from graders.conformance import sources
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "from IPython.display import display, Markdown as md\nimport numpy as np\n"
+        "import IPython.display as ipd\nif True:\n    from IPython.display import Image\n"
+        "x = np.ones(2)\ndisplay(md('**x**'))\nipd.clear_output(wait=True)\nImage('a.png')")]
+    if sources._ipython_installed():
+        pytest.skip("IPython is installed here: the notebook's import is IPython's own")
+    src = notebook_source(nbformat.writes(nb), "t.ipynb")
+    assert [(d.line, d.kind) for d in src.dropped] == [
+        (1, "ipython_import"), (3, "ipython_import"), (5, "ipython_import")]
+    ns: dict = {}
+    exec(compile(src.text, "t", "exec"), ns)  # noqa: S102 - our own test notebook
+    assert ns["x"].tolist() == [1.0, 1.0]
+    line = src.text.splitlines().index("x = np.ones(2)") + 1
+    assert src.locate(line) == (1, 6)
