@@ -198,3 +198,18 @@ def test_a_batch_goes_on_past_a_folder_of_too_many_files(tmp_path, spec):
     rows = {r["submission"]: r for r in csv.DictReader(csv_path.open(encoding="utf-8"))}
     assert "more than 2000 files" in rows["mallory"]["problem"]
     assert rows["zoe.py"]["vector_norm"] == "passed"
+
+
+# ----------------------------------------------------------------------------- copy detection
+def test_a_huge_module_is_fingerprinted_only_up_to_the_token_cap():
+    from graders.grade import similarity
+
+    text = (MORE2 / "similarity_bomb.py").read_text() + "X = " + "1+" * 1_200_000 + "1\n"
+    assert len(text) < 5 * 2**20
+    toks = similarity.tokens(text)
+    assert len(toks) == similarity.MAX_TOKENS
+    assert toks[:3] == ["import", "V", "as"] or "def" in toks   # the module's own start is read
+    prints = similarity.fingerprints(text)
+    assert len(prints) >= similarity.MIN_FINGERPRINTS
+    assert similarity.containment(prints, prints) == 1.0
+    assert similarity.similar_pairs({"a": text, "b": text})   # still compared
