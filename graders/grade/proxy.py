@@ -261,11 +261,14 @@ class Worker:
                 pass_fds=tuple(fd for fd in (req_r, resp_w, info_w, arena_fd) if fd >= 0),
                 cwd=self.launch.cwd, env=self.launch.env, start_new_session=True,
                 preexec_fn=self.launch.preexec, close_fds=True)
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:   # the latter: its pre-exec step
             self._close_fds(self.req_w, self.resp_r, self.out_r, self.info_r)
             self.keeper.close()
+            if getattr(self, "launch", None) is not None and self.launch.cgroup is not None:
+                self.launch.cgroup.remove()
             raise SandboxError("the grader could not start a worker "
-                               f"({exc.strerror or type(exc).__name__})") from None
+                               f"({getattr(exc, 'strerror', None) or type(exc).__name__})"
+                               ) from None
         finally:
             self._close_fds(*child_ends)
             if arena is not None and arena.fd >= 0:   # the worker has its own; the grader
@@ -457,7 +460,14 @@ class Worker:
                 self.output.add(chunk)
         except (BlockingIOError, OSError):
             pass
+        cgroup = self.launch.cgroup
+        oom = cgroup is not None and cgroup.oom_killed()   # killed for what all held together
         self.kill()
+        if oom:
+            raise ResourceExhausted.said(
+                M.FAULT_MEMORY, what=what, detail=M.DETAIL_MEMORY_TOGETHER,
+                mib=self.limits.memory_mb,
+                detail_said={"msgid": M.DETAIL_MEMORY_TOGETHER, "fields": {}})
         raise describe_exit(code, what, self.launch.mode)
 
     # ------------------------------------------------------------------ cleanup
@@ -473,6 +483,8 @@ class Worker:
                 self.launch.pid_ns = f"pid:[{ns}]"
         try:
             kill_leftovers(self.proc, self.launch)
+            if self.launch.cgroup is not None:     # empty now: every process is confirmed gone
+                self.launch.cgroup.remove()
         finally:
             if self._sel is not None:
                 self._sel.close()

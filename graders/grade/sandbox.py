@@ -88,7 +88,7 @@ class Limits:
     check_timeout: float = 60.0      # wall seconds for one check (all its calls)
     total_timeout: float = 120.0     # wall seconds for the whole submission (the budget)
     startup_timeout: float = 20.0    # wall seconds to start a worker and import the submission
-    memory_mb: int = 2048            # address space of the worker
+    memory_mb: int = 2048            # address space of each worker process; all together (cgroup)
     cpu_seconds: int = 300           # CPU seconds of one worker
     max_processes: int = 32          # processes and threads of the worker's uid
     max_file_mb: int = 16            # largest file the worker may write
@@ -639,6 +639,7 @@ class LaunchPlan:
     work: Path | None = None      # rlimits mode: this start's work folder on the host
     start_tick: int = 0           # the worker's start time (set once it runs)
     pid_ns: str | None = None     # bwrap: the sandbox's PID namespace (from --info-fd)
+    cgroup: "MemoryCgroup | None" = None   # every process of this start, memory counted together
 
 
 def _worker_uid(mode: str, prefix: str) -> int | None:
@@ -699,12 +700,13 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
     nproc = limits.max_processes
     if uid is None and not is_root:
         nproc += sum(os.getuid() in p.uids for p in _processes())
-    preexec = _make_preexec(limits, nproc)
+    cgroup = MemoryCgroup.create(limits.memory_mb << 20)
+    preexec = _make_preexec(limits, nproc, cgroup)
     return LaunchPlan(argv=argv, env=env, cwd=cwd, preexec=preexec, mode=mode, uid=uid,
-                      marker=marker, work=work_host)
+                      marker=marker, work=work_host, cgroup=cgroup)
 
 
-def _make_preexec(limits: Limits, nproc: int):
+def _make_preexec(limits: Limits, nproc: int, cgroup: "MemoryCgroup | None" = None):
     import resource
 
     mem = limits.memory_mb * 1024 * 1024
@@ -721,7 +723,15 @@ def _make_preexec(limits: Limits, nproc: int):
     except OSError:
         libc = None
 
+    procs = str(cgroup.path / "cgroup.procs") if cgroup is not None else None
+
     def preexec():  # runs in the child between fork and exec: no allocation-heavy work
+        if procs is not None:   # before anything of the worker runs; failing, it never starts
+            fd = os.open(procs, os.O_WRONLY)
+            try:
+                os.write(fd, b"0")
+            finally:
+                os.close(fd)
         if libc is not None:
             libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
         for res, lim in settings:
@@ -731,6 +741,105 @@ def _make_preexec(limits: Limits, nproc: int):
                 pass
 
     return preexec
+
+
+# ----------------------------------------------------------------------------- memory cgroup
+class MemoryCgroup:
+    """A memory cgroup of one worker start: what all its processes hold together (their pages,
+    the files they write into tmpfs or memfds) is bounded, where RLIMIT_AS bounds each process
+    alone (32 of them could hold 32 times the limit). Made below this process's own memory
+    cgroup where that is possible (root, or a delegated cgroup; cgroup v1 or v2 with the
+    memory controller), else not at all: the per-process limits then stand alone (docs/grading.md).
+    Over the limit the kernel kills a process of the cgroup; :meth:`oom_killed` says so."""
+
+    _base: "tuple[Path, bool] | None | bool" = False    # (folder, v2), None: unavailable
+    _names = itertools.count()
+
+    def __init__(self, path: Path, v2: bool):
+        self.path, self.v2 = path, v2
+
+    @classmethod
+    def create(cls, limit_bytes: int) -> "MemoryCgroup | None":
+        base = cls._find_base()
+        if base is None:
+            return None
+        folder, v2 = base
+        path = folder / f"andrea-worker-{os.getpid()}-{next(cls._names)}"
+        try:
+            path.mkdir()
+        except OSError:
+            return None
+        cg = cls(path, v2)
+        try:
+            if v2:
+                (path / "memory.max").write_text(str(limit_bytes))
+                if (path / "memory.swap.max").exists():
+                    (path / "memory.swap.max").write_text("0")
+            else:
+                (path / "memory.limit_in_bytes").write_text(str(limit_bytes))
+                if (path / "memory.memsw.limit_in_bytes").exists():   # swap counted too
+                    (path / "memory.memsw.limit_in_bytes").write_text(str(limit_bytes))
+        except OSError:
+            cg.remove()
+            return None
+        return cg
+
+    @classmethod
+    def _find_base(cls) -> "tuple[Path, bool] | None":
+        if cls._base is False:
+            cls._base = _memory_cgroup_base()
+        return cls._base
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel killed a process of this cgroup for going over its limit."""
+        name = "memory.events" if self.v2 else "memory.oom_control"
+        try:
+            for line in (self.path / name).read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill" and value.strip().isdigit():
+                    return int(value) > 0
+        except OSError:
+            pass
+        return False
+
+    def remove(self, seconds: float = 1.0) -> None:
+        """Remove the cgroup once its processes are gone (the kernel refuses it before)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    log.warning("could not remove the worker's memory cgroup %s", self.path)
+                    return
+                time.sleep(0.002)
+
+
+def _memory_cgroup_base() -> "tuple[Path, bool] | None":
+    """(this process's memory cgroup folder, is cgroup v2) where it can make children in it."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, rel = line.split(":", 2) if line.count(":") >= 2 else ("", "", "")
+        if "memory" in controllers.split(","):               # cgroup v1
+            folder = Path("/sys/fs/cgroup/memory") / rel.lstrip("/")
+            if (folder / "memory.limit_in_bytes").is_file() and os.access(folder, os.W_OK):
+                return folder, False
+    for line in lines:
+        if line.startswith("0::"):                           # cgroup v2: memory delegated
+            folder = Path("/sys/fs/cgroup") / line[3:].lstrip("/")
+            try:
+                delegated = "memory" in (folder / "cgroup.subtree_control").read_text().split()
+            except OSError:
+                delegated = False
+            if delegated and os.access(folder, os.W_OK):
+                return folder, True
+    return None
 
 
 # ----------------------------------------------------------------------------- cleanup

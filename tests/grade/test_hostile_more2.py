@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -112,10 +113,17 @@ def test_the_submissions_words_cannot_end_a_code_block_of_its_feedback(tmp_path,
 
 
 # ----------------------------------------------------------------------------- memory
+def _no_memory_cgroup() -> bool:
+    from graders.grade.sandbox import MemoryCgroup
+
+    return MemoryCgroup._find_base() is None
+
+
 @needs_bwrap
-@pytest.mark.xfail(strict=True, reason="known gap: the memory limit is RLIMIT_AS per process "
-                   "(up to RLIMIT_NPROC of them) and memfd pages count in no address space; "
-                   "bounding a submission's processes together needs a memory cgroup")
+@pytest.mark.xfail(_no_memory_cgroup(), strict=True,
+                   reason="no memory cgroup can be made here: the memory limit is RLIMIT_AS "
+                          "per process (up to RLIMIT_NPROC of them) and memfd pages count in "
+                          "no address space")
 def test_the_submissions_processes_together_stay_under_the_memory_limit(spec):
     from tests.helpers import fast_limits
 
@@ -126,6 +134,22 @@ def test_the_submissions_processes_together_stay_under_the_memory_limit(spec):
                 if x.startswith("MEMORY-REPORT "))
     held = json.loads(line.split(" ", 1)[1])
     assert held["children"] + held["memfd"] <= 384, held
+
+
+@needs_bwrap
+@pytest.mark.skipif(_no_memory_cgroup(), reason="no memory cgroup can be made here")
+def test_memory_written_into_memfds_is_the_submissions_memory_fault(spec):
+    from tests.helpers import fast_limits
+
+    rep = grade_path(MORE2 / "memory_in_memfds.py", spec, select=["vector_norm"],
+                     limits=fast_limits(memory_mb=384), sandbox="bwrap")
+    (check,) = rep["checks"]
+    assert check["status"] != "passed" and check["cause"] == "fault", check
+    assert "counting every process it started (memory limit 384 MiB)" in check["message"]
+    from graders.grade.sandbox import MemoryCgroup
+
+    base, _ = MemoryCgroup._find_base()                          # every worker's cgroup removed
+    assert not list(base.glob(f"andrea-worker-{os.getpid()}-*"))
 
 
 # ----------------------------------------------------------------------------- notebook size
