@@ -7,7 +7,7 @@ value may itself be a ``Said`` (the thread that wrote, the argument, the source 
 grader can show the whole sentence in the reader's language: ``Said.data()`` gives
 ``{"msgid": ..., "fields": {...}}`` with nested sentences as such dicts, and the English text
 is ``str(said)``. This module imports nothing of the graders; the grader's catalogs translate
-the templates (``graders/grade/locale``) and check that each one has a translation.
+the templates (``graders/conformance/locale``) and check that each one has a translation.
 """
 
 from __future__ import annotations

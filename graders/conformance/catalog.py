@@ -3,7 +3,7 @@
 A check reports a violation with ``fail(TEMPLATE, call, hint, **fields)``; the template is an
 English sentence with ``str.format`` placeholders, so a grader can show it in the reader's
 language with the numbers filled in. This module finds the templates in the source, so the
-catalogs (``graders/grade/locale``) can be checked for completeness:
+catalogs (``graders/conformance/locale``) can be checked for completeness:
 
 * the first argument of every ``fail(...)`` call: a string literal, a module-level ``MSG_*``
   constant, or a conditional expression choosing between those;

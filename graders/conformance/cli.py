@@ -3,6 +3,7 @@
     andrea-conform andrea_ref
     andrea-conform path/to/submission.py --spec gpt2-small --profile thorough
     andrea-conform mine.py --select 'EMB-*' --format json
+    andrea-conform hw.ipynb --lang nl            # the report in Dutch (or ko: Korean)
 
 Exit status: 0 when every check passes (skipped optional checks are fine), 1 when any check
 fails, 2 when the run cannot start (unknown spec, import failure, bad arguments).
@@ -24,10 +25,15 @@ from .error_inputs import ERROR_INPUTS, listing
 from .profiles import DEFAULT_PROFILE, PROFILES
 from .registry import RegistryError, SelectionError, all_checks, select as select_checks
 from .explain import LABEL, explain, summary_line
+from .i18n import LANGUAGES, Translator
 from .runner import (ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, ImplementationLoadError,
                      load_impl, run_checks)
-from .sources import dropped_note
+from .sources import cell_error_note, dropped_note
 
+MSG_CONFORM_HEADER = "{target} against spec {spec} (profile {profile})"
+MSG_NOTE = "note"
+MSG_CONFORMS = "conforms"
+MSG_DOES_NOT_CONFORM = "does not conform"
 STYLE = {PASSED: "green", FAILED: "bold red", ERROR: "bold magenta", SKIPPED: "yellow",
          NOT_RUN: "magenta"}
 
@@ -44,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only checks whose id or clause matches (fnmatch; repeatable)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--list", action="store_true", help="list the checks and their clauses, then exit")
+    p.add_argument("--lang", default="en", choices=LANGUAGES,
+                   help="language of the report: en, nl (Dutch) or ko (Korean)")
     return p
 
 
@@ -78,23 +86,26 @@ def main(argv: list[str] | None = None) -> int:
         err.print(f"andrea-conform: {escape(str(exc))}")
         return 2
 
+    t = Translator(args.lang)
     source = getattr(impl, "__andrea_source__", None)
-    notes = [dropped_note(d) for d in source.dropped] if source is not None else []
-    notes += list(getattr(impl, "__andrea_cell_notes__", []))
+    notes = [dropped_note(d, t) for d in source.dropped] if source is not None else []
+    if source is not None and hasattr(impl, "__andrea_cell_errors__"):
+        notes += [cell_error_note(source, first, exc, line, t)
+                  for first, exc, line in impl.__andrea_cell_errors__]
 
     def show(r):
         if args.format == "text":
-            out.print(f"[{STYLE[r.status]}]{LABEL[r.status]:5}[/] {', '.join(r.clauses):34} "
-                      f"{r.check_id} [dim]{r.duration_s:.2f}s[/]")
+            out.print(f"[{STYLE[r.status]}]{escape(t(LABEL[r.status])):5}[/] "
+                      f"{', '.join(r.clauses):34} {r.check_id} [dim]{r.duration_s:.2f}s[/]")
             if r.status in (FAILED, ERROR, NOT_RUN):
-                out.print(explain(r, spec), style="red", markup=False)
+                out.print(explain(r, spec, args.lang), style="red", markup=False)
                 out.print()
 
     if args.format == "text":
-        out.print(f"andrea-conform: {escape(args.target)} against spec {spec.name} "
-                  f"(profile {args.profile})")
+        out.print("andrea-conform: " + escape(t(MSG_CONFORM_HEADER, target=args.target,
+                                                spec=spec.name, profile=args.profile)))
         for n in notes:
-            out.print(f"[yellow]note[/]: {escape(n)}")
+            out.print(f"[yellow]{escape(t(MSG_NOTE))}[/]: {escape(n)}")
     results = run_checks(impl, spec, profile=args.profile, select=args.select,
                          target=args.target, on_result=show)
     ok = all(r.status not in (FAILED, ERROR, NOT_RUN) for r in results)
@@ -103,8 +114,9 @@ def main(argv: list[str] | None = None) -> int:
                    "passed": ok, "notes": notes, "results": [r.to_dict() for r in results]}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        out.print(("[green]conforms[/]: " if ok else "[bold red]does not conform[/]: ")
-                  + summary_line(results))
+        out.print((f"[green]{escape(t(MSG_CONFORMS))}[/]: " if ok
+                   else f"[bold red]{escape(t(MSG_DOES_NOT_CONFORM))}[/]: ")
+                  + escape(summary_line(results, args.lang)))
     return 0 if ok else 1
 
 

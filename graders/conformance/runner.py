@@ -218,6 +218,7 @@ def _exec_source(source: Source, path: Path):
         # a cell that raised: recorded (the cells after it ran); andrea-conform shows notes
         module.__andrea_cell_notes__ = [cell_error_note(source, first, exc, line)
                                         for first, exc, line in failed]
+        module.__andrea_cell_errors__ = list(failed)   # (first line, exception, line)
     finally:
         _CURRENT_SOURCE.pop()
     return module

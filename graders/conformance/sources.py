@@ -332,30 +332,55 @@ def _ipython_kind(line: str) -> str | None:
     return None
 
 
+# The self-check's notes on a notebook (msgids of the catalogs; the grader has its own).
+MSG_DROPPED_MAGIC = "an IPython magic"
+MSG_DROPPED_SHELL = "a shell command"
+MSG_DROPPED_GET_IPYTHON = "a get_ipython() call"
+MSG_DROPPED_HELP = "an IPython help request"
+MSG_DROPPED_CELL_MAGIC = "a cell magic"
+MSG_DROPPED_IPYTHON_IMPORT = "an import of IPython"
 DROPPED_KINDS = {
-    "magic": "an IPython magic", "shell": "a shell command", "get_ipython": "a get_ipython() call",
-    "help": "an IPython help request", "cell_magic": "a cell magic",
-    "ipython_import": "an import of IPython",
+    "magic": MSG_DROPPED_MAGIC, "shell": MSG_DROPPED_SHELL, "get_ipython": MSG_DROPPED_GET_IPYTHON,
+    "help": MSG_DROPPED_HELP, "cell_magic": MSG_DROPPED_CELL_MAGIC,
+    "ipython_import": MSG_DROPPED_IPYTHON_IMPORT,
 }
+MSG_NOTE_DROPPED = ("cell {cell}, line {line}: {text!r} was left out ({kind} runs only in "
+                    "Jupyter; the grader leaves it out too)")
+MSG_NOTE_CELL_RAISED = ("cell {cell} raised {type}: {msg}; the cells after it were run (what this "
+                        "cell defines is missing)")
+MSG_NOTE_CELL_RAISED_AT = ("cell {cell}, line {line} raised {type}: {msg}; the cells after it "
+                           "were run (what this cell defines is missing)")
 
 
-def cell_error_note(source: Source, first: int, exc: BaseException, line: int | None) -> str:
-    """English note for the self-check on a cell that raised (the grader translates its own)."""
+def _english(msgid: str, **fields) -> str:
+    return msgid.format(**fields) if fields else msgid
+
+
+def cell_error_note(source: Source, first: int, exc: BaseException, line: int | None,
+                    t=None) -> str:
+    """The self-check's note on a cell that raised, in `t`'s language (English without one)."""
+    from .i18n import exception_name, python_message
+
     cell = (source.locate(first) or (0, 0))[0]
     loc = source.locate(line)
-    at = f", line {loc[1]}" if loc and loc[0] == cell else ""
     try:
         msg = " ".join(str(exc).split())[:300]
     except Exception:  # noqa: BLE001 - an odd __str__
         msg = ""
-    return (f"cell {cell}{at} raised {type(exc).__name__}: {msg}; the cells after it were "
-            "run (what this cell defines is missing)")
+    typ = type(exc).__name__
+    words = t if t is not None and getattr(t, "lang", "en") != "en" else None
+    fields = {"cell": cell, "type": exception_name(typ, words),
+              "msg": python_message(typ, msg, words)}
+    t = t or _english
+    if loc and loc[0] == cell:
+        return t(MSG_NOTE_CELL_RAISED_AT, line=loc[1], **fields)
+    return t(MSG_NOTE_CELL_RAISED, **fields)
 
 
-def dropped_note(d: Dropped) -> str:
-    """English note for the self-check (the grader translates its own)."""
-    return (f"cell {d.cell}, line {d.line}: {d.text!r} was left out ({DROPPED_KINDS[d.kind]} "
-            "runs only in Jupyter; the grader leaves it out too)")
+def dropped_note(d: Dropped, t=None) -> str:
+    """The self-check's note on a line left out, in `t`'s language (English without one)."""
+    t = t or _english
+    return t(MSG_NOTE_DROPPED, cell=d.cell, line=d.line, text=d.text, kind=t(DROPPED_KINDS[d.kind]))
 
 
 def read_source(path: str | Path) -> Source:

@@ -134,15 +134,10 @@ def check_feedback(check: dict, t: Translator, sections: dict, *, details: bool 
 
 
 def reproducer(snippet: str, t: Translator) -> str:
-    """The check's reproducer with its closing comment ("# or: andrea-conform ...") in the
-    reader's language; the code itself stays as it is."""
-    from graders.conformance.runner import MSG_REPRODUCE_OR
+    """The check's reproducer with its closing comment in the reader's language."""
+    from graders.conformance.i18n import reproducer_text
 
-    lead = "# " + MSG_REPRODUCE_OR.split("{command}")[0]
-    lines = snippet.split("\n")
-    if lines and lines[-1].startswith(lead):
-        lines[-1] = "# " + t(MSG_REPRODUCE_OR, command=lines[-1][len(lead):])
-    return "\n".join(lines)
+    return reproducer_text(snippet, t)
 
 
 def group_status(g: dict, t: Translator) -> str:

@@ -1,9 +1,14 @@
 """Every sentence the grader shows, in one place: English msgids of the gettext catalogs.
 
-The Dutch and Korean translations live in ``locale/<lang>/LC_MESSAGES/andrea_grade.po``; the
+The Dutch and Korean translations live in ``graders/conformance/locale/<lang>/LC_MESSAGES/``; the
 hints that checks attach (``graders.conformance.hints``) and the spec's group titles are msgids
 of the same catalogs. Placeholders use ``str.format`` names, and translations keep them.
 """
+
+# Python's own exceptions and messages, in the reader's language: graders.conformance.i18n (the
+# self-check says them too), re-exported here with the grader's other sentences.
+from graders.conformance.i18n import (EXCEPTION_NAMES, PYTHON_MESSAGE_IDS,  # noqa: F401
+                                      PYTHON_MESSAGES, exception_name, python_message)
 
 # --- statuses and labels
 PASSED = "passed"
@@ -292,72 +297,8 @@ def said_text(said: dict, t=None) -> str:
     return t(said["msgid"], **fields)
 
 
-# --- Python's own exceptions and messages, in the reader's language. The contract's exceptions
-# (TypeError, ValueError, IndexError) are names the student writes and stay as they are, as does
-# a class the submission defines; Python's other built-in exceptions are said in words (the
-# msgid is the class name, so English keeps it), and the messages Python writes for the errors
-# a student meets most often are catalog sentences too (anything else is quoted as it is).
-EXCEPTION_NAMES = (
-    "NameError", "UnboundLocalError", "SyntaxError", "IndentationError", "TabError",
-    "ModuleNotFoundError", "ImportError", "AttributeError", "KeyError", "ZeroDivisionError",
-    "NotImplementedError", "RecursionError", "AssertionError", "FileNotFoundError",
-    "OverflowError", "MemoryError", "RuntimeError", "StopIteration", "LookupError",
-    "ArithmeticError", "FloatingPointError", "UnicodeDecodeError", "OSError", "PermissionError",
-    "Exception",
-)
-# (full-match pattern of Python's message, msgid with the pattern's groups as fields)
-PYTHON_MESSAGES = (
-    (r"No module named '(?P<name>[^'\n]{1,200})'", "No module named '{name}'"),
-    (r"name '(?P<name>\w{1,100})' is not defined", "name '{name}' is not defined"),
-    (r"name '(?P<name>\w{1,100})' is not defined\. Did you mean: '(?P<alt>\w{1,100})'\?",
-     "name '{name}' is not defined. Did you mean: '{alt}'?"),
-    (r"cannot access local variable '(?P<name>\w{1,100})' where it is not associated with a value",
-     "cannot access local variable '{name}' where it is not associated with a value"),
-    (r"cannot import name '(?P<name>\w{1,100})' from '(?P<module>[\w.]{1,200})'(?: \(.*\))?",
-     "cannot import name '{name}' from '{module}'"),
-    (r"module '(?P<module>[\w.]{1,200})' has no attribute '(?P<name>\w{1,100})'",
-     "module '{module}' has no attribute '{name}'"),
-    (r"invalid syntax", "invalid syntax"),
-    (r"invalid syntax\. Perhaps you forgot a comma\?", "invalid syntax. Perhaps you forgot a comma?"),
-    (r"expected ':'", "expected ':'"),
-    (r"unexpected indent", "unexpected indent"),
-    (r"unindent does not match any outer indentation level",
-     "unindent does not match any outer indentation level"),
-    (r"expected an indented block after .{1,100} on line (?P<line>\d{1,9})",
-     "expected an indented block after line {line}"),
-    (r"'(?P<bracket>[(\[{])' was never closed", "'{bracket}' was never closed"),
-    (r"unmatched '(?P<bracket>[)\]}])'", "unmatched '{bracket}'"),
-    (r"unterminated string literal \(detected at line (?P<line>\d{1,9})\)",
-     "unterminated string literal (detected at line {line})"),
-    (r"(?:float )?division by zero", "division by zero"),
-    (r"maximum recursion depth exceeded.{0,100}", "maximum recursion depth exceeded"),
-)
-PYTHON_MESSAGE_IDS = tuple(msgid for _, msgid in PYTHON_MESSAGES)
 # A kernel's finding (a data race, an out-of-bounds access, ...) is a sentence of its own: the
 # executor's exception class is not named.
 KERNEL_FINDING = "{function}(): {error}"
 KERNEL_FINDING_INSTEAD = "{function}(): {error}; it should raise {want}"
 
-
-def exception_name(name, t=None):
-    """`name` as the reader says it: Python's built-in exceptions other than the contract's in
-    words (English: the class name), every other name (the contract's, the submission's own
-    classes) as it is."""
-    if isinstance(name, str) and name in EXCEPTION_NAMES and t is not None:
-        return t(name)
-    return name
-
-
-def python_message(name, msg, t=None):
-    """Python's message `msg` of a built-in exception `name`, as a catalog sentence where it is
-    one Python writes for a common error; else `msg` as it is."""
-    import re
-
-    if t is None or not isinstance(msg, str) or not isinstance(name, str) \
-            or name not in EXCEPTION_NAMES or len(msg) > 1000:
-        return msg
-    for pattern, msgid in PYTHON_MESSAGES:
-        m = re.fullmatch(pattern, msg.strip(), re.DOTALL)
-        if m:
-            return t(msgid, **m.groupdict())
-    return msg

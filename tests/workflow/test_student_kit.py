@@ -47,6 +47,8 @@ def test_the_kit_holds_the_checks_and_no_reference(kit):
     tops = {n.split("/", 1)[0] for n in names}
     assert tops == {"graders", "spec", "andrea_selfcheck-0.1.0.dist-info"}
     assert "graders/conformance/cli.py" in names and "spec/andrea-120m.yaml" in names
+    assert {f"graders/conformance/locale/{lang}/LC_MESSAGES/andrea_grade.po"
+            for lang in ("nl", "ko")} <= set(names)          # andrea-conform --lang nl|ko
     assert not [n for n in names if n.startswith(("graders/grade", "graders/audit",
                                                    "graders/demo"))]
     leaked = {s for s in _reference_lines() if any(s in t for t in text.values())}
@@ -93,6 +95,9 @@ def test_the_kit_installs_and_checks_without_the_reference(kit, tmp_path):
     assert ok.returncode == 0, ok.stdout + ok.stderr
     bad = run(str(EXAMPLES / "buggy_student.py"), "--profile", "dev", "--select", "BWD-TOK-01")
     assert bad.returncode == 1 and "BWD-TOK-01" in bad.stdout
+    dutch = run(str(EXAMPLES / "buggy_student.py"), "--profile", "dev", "--select", "BWD-TOK-01",
+                "--lang", "nl")
+    assert dutch.returncode == 1 and "wat er misging:" in dutch.stdout, dutch.stdout + dutch.stderr
     assert list(work.iterdir()) == []
 
 
