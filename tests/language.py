@@ -28,8 +28,16 @@ INTERNAL_WORDS = re.compile(r"\bworker|\bproxy|protocol|sandbox|bwrap|bubblewrap
 CONTRACT_EXCEPTIONS = {"TypeError", "ValueError", "IndexError"}
 EXCEPTION = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b")
 # Code, left out of the reading: 'quoted', “course titles”, and any token with code's
-# punctuation (embed(), x[0, 0]=..., grad_out, file.cu:43, np.float32, 1e-07).
-CODE_TOKEN = re.compile(r"'[^'\n]*'|“[^”\n]*”|\"[^\"\n]*\"|\S*[_()\[\]=/.<>|#{}*+-]\S*|\S*\d\S*")
+# punctuation or a digit (embed(), x[0, 0]=..., grad_out, file.cu:43, np.float32, 1e-07).
+QUOTED = re.compile(r"'[^'\n]*'|“[^”\n]*”|\"[^\"\n]*\"")
+CODE_CHARS = re.compile(r"[_()\[\]=/.<>|#{}*+\-\d\u2500]")
+
+
+def prose_words(line: str) -> list[str]:
+    """The words of `line` outside code (linear in the line's length: a text report's rules
+    are thousands of characters long)."""
+    return [w for tok in QUOTED.sub(" ", line).split() if not CODE_CHARS.search(tok)
+            for w in re.findall(r"[A-Za-z]+", tok)]
 
 
 def _code_blocks_removed(text: str, t) -> list[str]:
@@ -69,6 +77,5 @@ def unreadable(text: str, lang: str) -> list[str]:
     for line in _code_blocks_removed(text, t):
         found += [m.group() for m in INTERNAL_WORDS.finditer(line)]
         found += [e for e in EXCEPTION.findall(line) if e not in CONTRACT_EXCEPTIONS]
-        words = re.findall(r"[A-Za-z]+", CODE_TOKEN.sub(" ", line))
-        found += [w for w in words if w.lower() in ENGLISH]
+        found += [w for w in prose_words(line) if w.lower() in ENGLISH]
     return found

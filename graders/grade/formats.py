@@ -192,9 +192,17 @@ def summary(report: dict, t: Translator, *, students: bool = True,
         lines.append(t(M.RESTARTS, n=report["restarts"]))
     if report.get("submission_output"):
         n = len(report["submission_output"])
-        lines += ["", t(M.SUBMISSION_OUTPUT, n=n), report["submission_output"]]
+        lines += ["", t(M.SUBMISSION_OUTPUT, n=n), submission_output(report)]
     lines += ["", t(M.GRADING_TOOK, seconds=report.get("execution_time", 0.0))]
     return "\n".join(lines).strip("\n")
+
+
+def submission_output(report: dict) -> str:
+    """What the submission printed, with the sandbox's folder of its files left out of the
+    paths Python prints (a warning's "/sandbox/submission/hw.py:21: ..." reads "hw.py:21: ...")."""
+    from .sandbox import IN_SANDBOX
+
+    return str(report.get("submission_output") or "").replace(f"{IN_SANDBOX}/submission/", "")
 
 
 def _num(x: float):

@@ -162,6 +162,18 @@ def test_the_reader_flags_english(reports, case):
     assert any(unreadable(text, "nl") for text in texts)
 
 
+@needs_bwrap
+def test_the_submissions_output_names_its_file_not_the_sandbox(reports):
+    """A warning the submission's code printed names its file as the student knows it."""
+    rep = dict(reports("wrong_value"))
+    rep["submission_output"] = ("/sandbox/submission/hw.py:21: RuntimeWarning: invalid value "
+                                "encountered in scalar divide\n")
+    for lang in ("en", "nl", "ko"):
+        for out in (formats.gradescope(rep, lang)["output"],
+                    formats.text(rep, lang, width=10_000)):
+            assert "/sandbox" not in out and "hw.py:21: RuntimeWarning" in out, out
+
+
 @pytest.mark.parametrize("text", [
     "Fout op regel 3 (NameError): name 'x' is not defined",
     "norm() gaf RaceError: kernel k",
