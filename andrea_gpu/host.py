@@ -787,6 +787,11 @@ def load_kernel_submission(path, contract: KernelContract, validate, *,
     source = text + contract.check_source()
     try:
         module = be.module(source, name)
+        names = getattr(module, "param_names", None)
+        if isinstance(names, dict):  # a kernel declared through a macro: the contract's names
+            for ep in contract.entry_points:
+                if len(names.get(ep.name, ())) != len(ep.params):
+                    names[ep.name] = tuple(n for n, _ in ep.params)
         for ep in contract.entry_points:  # on cuda this is where NVRTC compiles
             module.get_function(ep.name)
     except BuildError as exc:

@@ -9,6 +9,7 @@ import pytest
 
 import andrea_ref
 from andrea_gpu.backend import KERNEL_DIR
+from andrea_gpu.executor import RaceError
 from andrea_gpu.host import KernelContractError
 from andrea_gpu.submission import (KernelContract, SubmissionError, compile_kernel_source,
                                    load_kernel_submission)
@@ -145,3 +146,16 @@ def test_an_output_added_to_instead_of_written_is_caught(submission_file):
     np.testing.assert_array_equal(sub.lookup(tab, [1, 2]), tab[[1, 2]])
     with pytest.raises(KernelContractError, match=r"did not write out\[0, 0\] \(6 of 6 "):
         sub.embed([1, 2], tab, pos)
+
+
+def test_a_kernel_declared_through_a_macro_is_found_and_its_arguments_named(submission_file):
+    """`KERNEL andrea_embed_backward_token(...)` with `#define KERNEL extern "C" __global__
+    void`: the entry point is found, and a finding names its arguments as the contract does."""
+    src = (CORPUS / "correct_declaration_styles.cu").read_text().replace(
+        "atomicAdd(&grad_token[(size_t)id * d_model + c], grad_out[(size_t)row * d_model + c]);",
+        "grad_token[(size_t)id * d_model + c] += grad_out[(size_t)row * d_model + c];")
+    assert "KERNEL andrea_embed_backward_token(" in src and "+= grad_out[" in src
+    sub = load_kernel_submission(submission_file(src), backend="cpu")
+    with pytest.raises(RaceError, match=r"data race on argument 2 \(grad_token\)"):
+        for _ in range(3):  # launch shapes: grid 1 (one block: no race), then grid 3
+            sub.embed_backward(np.zeros(40, np.int64), np.ones((40, 3), np.float32), 2, 40)
