@@ -18,7 +18,8 @@ grader), so that both read a submission the same way and apply the same import r
   cell compiled on its own with the line numbers of the whole source. A cell that raises an
   ``Exception`` is recorded and the cells after it still run (what the failing cell would have
   defined is missing); ``SystemExit``, ``KeyboardInterrupt`` (any ``BaseException`` that is not an
-  ``Exception``) stop the run as in a module. A syntax error anywhere stops it before any cell runs;
+  ``Exception``) stop the run as in a module. A cell that does not compile is recorded the same
+  way and not run (the other cells are);
 * the import rule: a submission may import any installed package (NumPy, pandas, matplotlib,
   ...) except the kit's own packages (``KIT_PACKAGES``: the reference, the GPU implementation,
   the graders, the spec) and the test tooling (``TOOLING_PACKAGES``). ``forbidden_imports``
@@ -202,8 +203,9 @@ def format_ranges(ranges: list[tuple[int, int]]) -> str:
 def run_cells(text: str, filename: str, ranges: list[tuple[int, int]], namespace: dict,
               ) -> list[tuple[int, BaseException, int | None]]:
     """Run a notebook's cells (see the module docstring): ``(first line, exception, line it
-    was raised at)`` of each cell that raised an ``Exception``. A syntax error, a
-    ``MemoryError`` and every ``BaseException`` that is not an ``Exception`` propagate.
+    was raised at)`` of each cell that raised an ``Exception`` or does not compile (a
+    ``SyntaxError``: the cell is not run, the others are, as Jupyter runs each cell on its
+    own). A ``MemoryError`` and every ``BaseException`` that is not an ``Exception`` propagate.
 
     (The grader's worker, which imports nothing of the project, has its own copy of this loop.)
     """
@@ -214,13 +216,20 @@ def run_cells(text: str, filename: str, ranges: list[tuple[int, int]], namespace
         future_mask |= getattr(__future__, feature).compiler_flag
     lines = text.splitlines(keepends=True)
     flags, codes = 0, []
-    for first, last in ranges:          # every cell compiled first: a syntax error runs nothing
+    for first, last in ranges:          # every cell compiled first, as one module would be
         chunk = "\n" * (first - 1) + "".join(lines[first - 1:last])
-        code = compile(chunk, filename, "exec", flags, dont_inherit=True)
+        try:
+            code = compile(chunk, filename, "exec", flags, dont_inherit=True)
+        except SyntaxError as exc:
+            codes.append((first, exc))
+            continue
         flags |= code.co_flags & future_mask     # a cell's __future__ import holds after it
         codes.append((first, code))
     failed = []
     for first, code in codes:
+        if isinstance(code, SyntaxError):        # that cell alone fails, in its turn
+            failed.append((first, code, code.lineno))
+            continue
         try:
             exec(code, namespace)  # noqa: S102 - the caller decides where this runs
         except MemoryError:
@@ -364,7 +373,8 @@ def cell_error_note(source: Source, first: int, exc: BaseException, line: int | 
     cell = (source.locate(first) or (0, 0))[0]
     loc = source.locate(line)
     try:
-        msg = " ".join(str(exc).split())[:300]
+        text = exc.msg if isinstance(exc, SyntaxError) else exc   # not the module's file name
+        msg = " ".join(str(text).split())[:300]
     except Exception:  # noqa: BLE001 - an odd __str__
         msg = ""
     typ = type(exc).__name__

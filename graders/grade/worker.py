@@ -353,9 +353,10 @@ def _cell_ranges(text: str) -> list:
 
 def _run_cells(path: str, ranges: list, namespace: dict) -> list:
     """A notebook's cells, run as Jupyter runs them (graders.conformance.sources.run_cells,
-    copied: the worker imports nothing of the project). Every cell is compiled first (a syntax
-    error runs nothing); a cell that raises an Exception is recorded and the next cells run;
-    MemoryError and the BaseExceptions that are not Exceptions (SystemExit, ...) propagate.
+    copied: the worker imports nothing of the project). Every cell is compiled first; a cell
+    that does not compile (SyntaxError: it is not run) or raises an Exception is recorded and
+    the next cells run; MemoryError and the BaseExceptions that are not Exceptions
+    (SystemExit, ...) propagate.
     Returns [{"first": first line of the cell, "line": line that raised, "type", "bases",
     "msg"}] (at most 50)."""
     import __future__
@@ -367,12 +368,23 @@ def _run_cells(path: str, ranges: list, namespace: dict) -> list:
         lines = f.read().splitlines(keepends=True)
     flags, codes = 0, []
     for first, last in ranges:
-        code = compile("\n" * (first - 1) + "".join(lines[first - 1:last]), path, "exec",
-                       flags, dont_inherit=True)
+        try:
+            code = compile("\n" * (first - 1) + "".join(lines[first - 1:last]), path, "exec",
+                           flags, dont_inherit=True)
+        except SyntaxError as exc:
+            codes.append((first, exc))
+            continue
         flags |= code.co_flags & mask
         codes.append((first, code))
     failed = []
     for first, code in codes:
+        if isinstance(code, SyntaxError):
+            if len(failed) < 50:
+                info = _exc_info(code)
+                info["first"], info["line"] = first, code.lineno
+                info["msg"] = str(code.msg)[:MSG_LIMIT]     # without the module's file name
+                failed.append(info)
+            continue
         try:
             exec(code, namespace)  # noqa: S102 - the submission, in its worker
         except MemoryError:

@@ -109,13 +109,19 @@ def test_a_module_still_fails_on_its_first_top_level_error(tmp_path, spec):
         load_impl(path)
 
 
-def test_a_syntax_error_in_a_later_cell_runs_nothing_and_future_imports_carry(tmp_path):
-    broken = _cells(tmp_path / "broken.ipynb", "import sys\nsys.ran = True",
-                    "def f(:\n    pass")
-    with pytest.raises(ImplementationLoadError, match="cell 3, line 1"):
-        load_impl(broken)
-    import sys
-    assert not hasattr(sys, "ran")
+def test_a_cell_with_a_syntax_error_alone_fails_and_future_imports_carry(tmp_path, spec):
+    """A half-written scratch cell costs only what it would have defined: it is recorded, the
+    other cells run (as each cell runs on its own in Jupyter)."""
+    broken = _cells(tmp_path / "broken.ipynb", BASE.read_text(encoding="utf-8"),
+                    "def f(:\n    pass", "after = 1")
+    impl = load_impl(broken)
+    assert impl.after == 1 and not hasattr(impl, "f")
+    assert any("cell 3, line 1" in note and "SyntaxError" in note
+               for note in impl.__andrea_cell_notes__), impl.__andrea_cell_notes__
+    rep = _grade(broken, spec, select=["VEC-DOT-*"])
+    assert rep["import"]["ok"] and rep["score"] == rep["max_score"]
+    (cell,) = rep["import"]["cells"]
+    assert (cell["cell"], cell["line"], cell["type"]) == (3, 1, "SyntaxError")
     fut = _cells(tmp_path / "fut.ipynb", "x = 1", "from __future__ import annotations",
                  "def f(a: Undefined) -> None:\n    return a")
     assert load_impl(fut).f.__annotations__["a"] == "Undefined"
@@ -151,7 +157,8 @@ CELL_CASES = {
                               "z = y\n"], None),
     "future import carries": (["from __future__ import annotations\n",
                                "def f(a: Undefined): return a\n", "g = f(2)\n"], None),
-    "syntax error runs nothing": (["ran = 1\n", "def (:\n"], SyntaxError),
+    "syntax error skips its cell": (["ran = 1\n", "def (:\n", "  x = 1\n", "after = 2\n"],
+                                    None),
     "SystemExit stops": (["a = 1\n", "raise SystemExit(3)\n", "b = 2\n"], SystemExit),
     "KeyboardInterrupt stops": (["raise KeyboardInterrupt\n", "b = 2\n"], KeyboardInterrupt),
 }
