@@ -496,7 +496,32 @@ def read_spec_file(path: Path) -> Mapping[str, Any]:
     if not isinstance(raw, dict):
         raise SpecError(path, [f"the top level must be a mapping of spec fields, not a "
                                f"{type(raw).__name__}"])
+    if _expanded_size(raw) > MAX_VALUES:
+        raise SpecError(path, [f"aliases (*name) repeat collections into more than {MAX_VALUES} "
+                               "values, or an alias refers to a collection that contains it; "
+                               "a spec repeats only small parts (the error lists of a contract)"])
     return raw
+
+
+#: The most values a spec may hold once its aliases are expanded (the bundled specs: ~3,000).
+#: Aliases are shared, not copied, when YAML is read, but validation, error messages and the
+#: checks walk them as copies: ten lists that each repeat the one before ten times (80 short
+#: lines) would be walked 10**10 times, and a list that contains itself forever.
+MAX_VALUES = 200_000
+
+
+def _expanded_size(raw) -> int:
+    """How many values `raw` holds with every alias expanded (stops counting past MAX_VALUES)."""
+    count, todo = 0, [raw]
+    while todo and count <= MAX_VALUES:
+        v = todo.pop()
+        count += 1
+        if isinstance(v, dict):
+            todo.extend(v.keys())
+            todo.extend(v.values())
+        elif isinstance(v, (list, tuple, set)):
+            todo.extend(v)
+    return count
 
 
 def load_spec(spec: str | Path | None = None) -> Spec:
