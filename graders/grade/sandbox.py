@@ -135,21 +135,39 @@ def _package_dirs(names=None) -> list[Path]:
     """
     out: list[Path] = []
     seen: set[str] = set()
-    for site in _site_dirs():
+    kit = None
+    sites = _site_dirs()
+    for site in sites:
         for entry in sorted(site.iterdir()):
             name = entry.name
             top = name.split(".", 1)[0].split("-", 1)[0]
-            if (name in seen or name.startswith((".", "__")) or name.endswith((".pth", ".egg-link"))
-                    or top in FORBIDDEN_PACKAGES or top.startswith("andrea_conformance")
-                    or top.startswith("andrea_selfcheck")):
+            if name in seen or _left_out(name):
                 continue
             if names is not None and top not in names and top.capitalize() not in names:
                 continue
             if not (entry.is_dir() or entry.suffix in (".py", ".so")):
                 continue
-            seen.add(name)
-            out.append(entry.resolve() if entry.is_symlink() else entry)
+            if entry.is_symlink():
+                # a link is judged by what it leads to as well: `hyp -> hypothesis` would bring
+                # the test tooling in under its own name, `tools -> /src/kit/andrea_ref` the kit
+                entry = entry.resolve()
+                if kit is None:
+                    kit = _kit_locations(["/"])
+                if _left_out(entry.name) or entry.name in seen or (
+                        entry.parent not in sites
+                        and any(entry == k or k in entry.parents for k in kit)):
+                    continue
+            seen.add(entry.name)
+            out.append(entry)
     return out
+
+
+def _left_out(name: str) -> bool:
+    """Whether the site-packages entry `name` stays out of the worker's site folder."""
+    top = name.split(".", 1)[0].split("-", 1)[0]
+    return (name.startswith((".", "__")) or name.endswith((".pth", ".egg-link"))
+            or top in FORBIDDEN_PACKAGES or top.startswith("andrea_conformance")
+            or top.startswith("andrea_selfcheck"))
 
 
 def _kit_locations(roots) -> list[Path]:
@@ -163,6 +181,26 @@ def _kit_locations(roots) -> list[Path]:
             spec = None
         if spec is not None:
             cands += [Path(loc) for loc in (spec.submodule_search_locations or [])]
+    real_roots = [Path(os.path.realpath(r)) for r in roots if os.path.isdir(r)]
+    out: list[Path] = []
+    for c in cands:
+        c = Path(os.path.realpath(c))
+        if c.is_dir() and c not in out and any(c == r or r in c.parents for r in real_roots):
+            out.append(c)
+    return out
+
+
+def _package_folders(roots) -> list[Path]:
+    """The site-packages and dist-packages folders of the Python installations (the grader's
+    interpreter, the system's) that lie inside one of `roots`, on the host's real paths."""
+    import glob
+
+    bases = {sys.base_prefix, sys.prefix, _python()[1], "/usr", "/usr/local"}
+    cands: list[str] = []
+    for base in sorted(bases):
+        for lib in ("lib", "lib64"):
+            for pat in ("python3*/site-packages", "python3*/dist-packages"):
+                cands += sorted(glob.glob(os.path.join(base, lib, pat)))
     real_roots = [Path(os.path.realpath(r)) for r in roots if os.path.isdir(r)]
     out: list[Path] = []
     for c in cands:
@@ -406,8 +444,16 @@ def _bwrap_prefix(exe: str, dirs: dict, site: list[str], *, disk_bytes: int,
     # The kit itself (reference, spec, grader, reference kernels) where it lies inside a folder
     # bound above, as after `pip install .` into the system's or the interpreter's own Python:
     # covered by an empty, read-only tmpfs, so that it does not exist in the sandbox either.
-    for hidden in _kit_locations(["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32",
-                                  "/libx32", prefix]):
+    # So are the package folders of every Python installation in them (the interpreter's own
+    # site-packages, the system's dist-packages): pip puts pytest and hypothesis there too, and
+    # a submission could put such a folder on sys.path itself. The allowed packages reach the
+    # worker only through /sandbox/site (bound from the host's paths, which this cannot hide).
+    bound = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32", prefix]
+    hide: list[Path] = []
+    for h in sorted(_kit_locations(bound) + _package_folders(bound), key=lambda p: len(p.parts)):
+        if not any(h == o or o in h.parents for o in hide):   # one tmpfs covers what is inside
+            hide.append(h)
+    for hidden in hide:
         cmd += ["--perms", "0555", "--size", "4096", "--tmpfs", str(hidden),
                 "--remount-ro", str(hidden)]
     for d in (IN_SANDBOX, f"{IN_SANDBOX}/site", f"{IN_SANDBOX}/project"):
