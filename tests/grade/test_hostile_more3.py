@@ -83,3 +83,27 @@ def test_links_in_site_packages_cannot_bring_in_the_tooling_or_the_kit(tmp_path,
              and args[i + 1] != "/dev/null"]
     visible = {Path(p).name for p in linked + bound if p.startswith("/sandbox/site/")}
     assert visible == set(allowed), visible
+
+
+# ----------------------------------------------------------------------------- the kill at close
+@needs_bwrap
+def test_a_fork_storm_at_close_time_does_not_outlive_its_worker(tmp_path, spec):
+    import csv
+    import shutil
+
+    from graders.grade import batch
+
+    from .conftest import CORRECT, leftovers
+
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(MORE3 / "close_time_storm.py", subs / "mallory.py")
+    shutil.copy(CORRECT, subs / "zoe.py")
+    csv_path = tmp_path / "scores.csv"
+    batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", csv_path=csv_path,
+                    profile="dev", limits=LIMITS, sandbox="bwrap", select=["vector_norm"],
+                    progress=False)
+    assert leftovers("andrea-hostile-storm", ours_only=False) == []
+    rows = {r["submission"]: r for r in csv.DictReader(csv_path.open(encoding="utf-8"))}
+    assert rows["mallory.py"]["vector_norm"] == "passed"
+    assert rows["zoe.py"]["vector_norm"] == "passed"
