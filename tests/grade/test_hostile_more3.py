@@ -13,6 +13,8 @@ from pathlib import Path
 from graders.conformance.sources import FORBIDDEN_PACKAGES
 from graders.grade import sandbox
 
+import pytest
+
 from .conftest import LIMITS, grade_path, needs_bwrap
 
 MORE3 = Path(__file__).resolve().parent / "hostile_more3"
@@ -107,3 +109,30 @@ def test_a_fork_storm_at_close_time_does_not_outlive_its_worker(tmp_path, spec):
     rows = {r["submission"]: r for r in csv.DictReader(csv_path.open(encoding="utf-8"))}
     assert rows["mallory.py"]["vector_norm"] == "passed"
     assert rows["zoe.py"]["vector_norm"] == "passed"
+
+
+# ----------------------------------------------------------------------------- the arena
+def test_views_and_buffers_kept_from_arena_copies_never_change(monkeypatch):
+    import numpy as np
+
+    from graders.grade import proxy as px
+    from graders.grade.sandbox import choose_mode, prepare
+
+    from .conftest import SANDBOX
+
+    monkeypatch.setattr(px, "ARENA_BYTES", 4 << 20)     # two 1.6 MB arrays fit: regions reused
+    sc = prepare({"m.py": (MORE3 / "arena_keep_buffers.py").read_bytes()}, "m.py")
+    p = px.SubmissionProxy(sc, LIMITS, choose_mode(SANDBOX)[0], ["total", "changed", "kept"])
+    try:
+        assert p.start().ok
+        for i in range(12):                              # more than the 8 live maps
+            a = np.full(200_000, float(i + 1))
+            assert p.total(a) == 200_000.0 * (i + 1)
+            assert p.total(a) == 200_000.0 * (i + 1)     # by key, the second time
+        if p._worker.keeper.arena is None:
+            pytest.skip("no arena on this kernel (kept arrays use the pipe)")
+        assert p.kept() >= 48                           # views, buffers, mappings
+        assert p.changed() == 0
+    finally:
+        p.close()
+        sc.cleanup()
