@@ -26,8 +26,8 @@ from .profiles import DEFAULT_PROFILE, PROFILES
 from .registry import RegistryError, SelectionError, all_checks, select as select_checks
 from .explain import LABEL, explain, summary_line
 from .i18n import LANGUAGES, Translator
-from .runner import (ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, ImplementationLoadError,
-                     load_impl, run_checks)
+from .runner import (ERROR, FAILED, KERNEL_SUFFIX, NOT_RUN, PASSED, SKIPPED,
+                     ImplementationLoadError, load_impl, run_checks)
 from .sources import cell_error_note, dropped_note
 
 MSG_CONFORM_HEADER = "{target} against spec {spec} (profile {profile})"
@@ -80,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.target:
         err.print("andrea-conform: give the implementation to check, e.g. andrea-conform andrea_ref")
         return 2
+    if args.target.endswith(KERNEL_SUFFIX) and args.select is None and spec.kernels is not None:
+        args.select = [c.id for c in spec.clauses if c.group in spec.kernels.groups]
     try:
         impl = load_impl(args.target, submission_rules=True)
     except ImplementationLoadError as exc:

@@ -123,6 +123,8 @@ def load_impl(target: str | Path, *, submission_rules: bool = False):
     """
     text = str(target)
     path = Path(text)
+    if path.suffix == KERNEL_SUFFIX and path.is_file():
+        return _load_kernel(path, target)
     try:
         if path.suffix in (".py", NOTEBOOK_SUFFIX) or path.is_dir() or path.exists():
             if path.is_dir():
@@ -177,6 +179,26 @@ def load_impl(target: str | Path, *, submission_rules: bool = False):
 
 
 _CURRENT_SOURCE: list = []
+KERNEL_SUFFIX = ".cu"
+
+
+def _load_kernel(path: Path, target):
+    """A CUDA kernel submission behind the contract's functions (andrea_gpu.submission: on
+    the GPU where there is one, else in the CPU executor), as the grader runs it."""
+    try:
+        from andrea_gpu.submission import SubmissionError, load_kernel_submission
+    except ImportError as exc:
+        raise ImplementationLoadError(
+            f"{target}: checking a kernel needs the GPU part of the kit ({exc.name or exc})"
+            ) from None
+    try:
+        return load_kernel_submission(path)
+    except SubmissionError as exc:
+        raise ImplementationLoadError(f"{target}: {exc}") from None
+    except (OSError, RuntimeError) as exc:
+        raise ImplementationLoadError(
+            f"{target}: the kernel could not be built or loaded ({type(exc).__name__}: {exc})"
+            ) from None
 
 
 def _where(line) -> str:

@@ -159,3 +159,26 @@ def test_a_kernel_declared_through_a_macro_is_found_and_its_arguments_named(subm
     with pytest.raises(RaceError, match=r"data race on argument 2 \(grad_token\)"):
         for _ in range(3):  # launch shapes: grid 1 (one block: no race), then grid 3
             sub.embed_backward(np.zeros(40, np.int64), np.ones((40, 3), np.float32), 2, 40)
+
+
+def test_the_feedbacks_reproducer_and_the_self_check_load_a_kernel(tmp_path, capsys):
+    """The feedback tells a kernel's author to run `load_impl('x.cu')` or `andrea-conform x.cu`:
+    both build it as the grader does, and the self-check runs the kernel groups only."""
+    from graders.conformance import cli as conform_cli
+    from graders.conformance.runner import ImplementationLoadError, load_impl
+
+    bug = CORPUS / "bug_assign_not_accumulate.cu"
+    impl = load_impl(str(bug))
+    ids = np.array([[1, 1]], dtype=np.int64)
+    grad = np.ones((1, 2, 3), dtype=np.float32)
+    token, position = impl.embed_backward(ids, grad, 4, 2)
+    assert token.shape == (4, 3) and position.shape == (2, 3) and token.dtype == np.float32
+    assert conform_cli.main([str(bug), "--profile", "dev"]) == 1
+    out = capsys.readouterr().out
+    assert "BWD-TOK-01" in out and "VEC-DOT-01" not in out   # the kernel's groups only
+    bad = tmp_path / "bad.cu"
+    bad.write_text("garbage {\n")
+    with pytest.raises(ImplementationLoadError, match="bad.cu: .*lacks entry points"):
+        load_impl(str(bad))
+    assert conform_cli.main([str(bad)]) == 2
+    assert "Traceback" not in capsys.readouterr().err
