@@ -181,6 +181,12 @@ def _kit_locations(roots) -> list[Path]:
             spec = None
         if spec is not None:
             cands += [Path(loc) for loc in (spec.submodule_search_locations or [])]
+    return _inside(cands, roots)
+
+
+def _inside(cands, roots) -> list[Path]:
+    """The folders of `cands` that lie inside one of `roots` (or are one), on their real paths,
+    each once."""
     real_roots = [Path(os.path.realpath(r)) for r in roots if os.path.isdir(r)]
     out: list[Path] = []
     for c in cands:
@@ -201,13 +207,7 @@ def _package_folders(roots) -> list[Path]:
         for lib in ("lib", "lib64"):
             for pat in ("python3*/site-packages", "python3*/dist-packages"):
                 cands += sorted(glob.glob(os.path.join(base, lib, pat)))
-    real_roots = [Path(os.path.realpath(r)) for r in roots if os.path.isdir(r)]
-    out: list[Path] = []
-    for c in cands:
-        c = Path(os.path.realpath(c))
-        if c.is_dir() and c not in out and any(c == r or r in c.parents for r in real_roots):
-            out.append(c)
-    return out
+    return _inside(cands, roots)
 
 
 def bwrap_path() -> str | None:
