@@ -245,7 +245,7 @@ def start_probe() -> None:
         return
     cmd = _bwrap_prefix(exe, {}, site=[], disk_bytes=1 << 20) + [
         _python()[0], "-I", "-S", "-c", "import ctypes; ctypes.CDLL('libseccomp.so.2')"]
-    # (libseccomp: the worker's filter against new user namespaces, worker.py)
+    # (libseccomp: the worker's seccomp filter, worker.confine)
     try:
         _PROBING["bwrap"] = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -266,7 +266,8 @@ def refusal(why: str) -> str:
     """The one paragraph `andrea-grade` prints when it will not run untrusted code."""
     fix = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
     if "libseccomp" in why:
-        fix = ("install libseccomp, which the worker needs to forbid new user namespaces "
+        fix = ("install libseccomp, which the worker needs for its seccomp filter (no new "
+               "namespaces, no sockets) "
                "(Debian/Ubuntu: apt-get install libseccomp2)")
     elif bwrap_path() is not None:
         fix = ("let bubblewrap create namespaces: run the grader as root, or as a normal user "
@@ -727,8 +728,9 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
                    "--site", inside["site"], "--functions", ",".join(functions)]
     if uid is not None:
         argv += ["--drop-uid", str(uid)]
-    if mode == "bwrap":
-        argv += ["--no-userns"]
+    # the seccomp filter (worker.confine: no sockets, namespaces, mounts, ptrace); required
+    # in bubblewrap (probed: libseccomp), where it can be installed otherwise
+    argv += ["--confine" if mode == "bwrap" else "--confine-if-possible"]
     if scratch.cells:
         argv += ["--cells-file", f"{inside['runtime']}/{CELLS_FILE}"]
     if scratch.kernel:

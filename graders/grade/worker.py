@@ -121,7 +121,9 @@ class _Args:
         self.kernel = False                                 # the submission is CUDA source
         self.cells = ""     # a notebook: its cells' line ranges in the module ("2-5,7-9")
         self.cells_file = None  # ... or the file that holds them (the grader's way)
-        self.no_userns = False  # bubblewrap: no new user namespaces (_forbid_user_namespaces)
+        # the seccomp filter (confine): "required" (bubblewrap: the worker stops without it),
+        # "best" (--sandbox none: installed where libseccomp is), "" (none)
+        self.confine = ""
 
 
 _INT_OPTIONS = {"--req-fd", "--resp-fd", "--drop-uid", "--arena-fd", "--arena-size"}
@@ -138,8 +140,11 @@ def _parse(argv) -> _Args:
         if opt == "--kernel":
             args.kernel, i = True, i + 1
             continue
-        if opt == "--no-userns":
-            args.no_userns, i = True, i + 1
+        if opt in ("--confine", "--no-userns"):   # --no-userns: its name before issue 19
+            args.confine, i = "required", i + 1
+            continue
+        if opt == "--confine-if-possible":
+            args.confine, i = args.confine or "best", i + 1
             continue
         if opt not in _INT_OPTIONS and opt not in _TEXT_OPTIONS and opt != "--site":
             raise SystemExit(f"worker: unknown option {opt[:40]!r}")
@@ -211,15 +216,43 @@ def _drop_privileges(uid) -> None:
         raise SystemExit("the worker could not drop its privileges")
 
 
-def _forbid_user_namespaces() -> None:
-    """No new user namespace for the submission, through a seccomp filter (libseccomp, which
-    apt itself depends on): unshare and clone with CLONE_NEWUSER fail with EPERM, clone3 (whose
-    flags a filter cannot read) with ENOSYS, on which the C library falls back to clone.
+# The worker's seccomp filter. The container sandbox mode (issue 20) installs the same one:
+# `confine()` is self-contained (ctypes and libseccomp only), so it can be called from any
+# process that is about to run a submission.
+#   EPERM: what the worker never needs and a submission could use to leave its bounds.
+CONFINE_DENIED = (
+    # sockets: the worker talks to the grader through inherited pipes only; a socket's buffers
+    # (loopback TCP, unix socket queues) are not charged to its memory cgroup
+    "socket", "socketpair",
+    # namespaces (a user namespace makes it root there: a tmpfs of any size), mounts
+    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "fsopen", "fsconfig",
+    "fsmount", "fspick", "move_mount", "open_tree", "mount_setattr",
+    # tracing and reading or writing other processes
+    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+    # kernel interfaces no homework needs, each a way around the rules above (io_uring opens
+    # sockets by itself)
+    "io_uring_setup", "io_uring_enter", "io_uring_register", "bpf", "perf_event_open",
+    "userfaultfd", "keyctl", "add_key", "request_key",
+)
+# clone with one of these flags: EPERM (CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID,
+# NEWNET); clone3, whose flags sit in memory a filter cannot read: ENOSYS, on which the C
+# library falls back to clone.
+CLONE_NEW_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000,
+                   0x40000000)
 
-    In a user namespace of its own an unprivileged process is root: it could mount a tmpfs of
-    any size there and fill the host's memory past the sandbox's bounded tmpfs mounts, none of
-    which counts against its address-space limit. Without the filter the worker does not run
-    the submission at all (the grader reports that it cannot start a worker)."""
+
+def confine() -> None:
+    """Install the worker's seccomp filter (libseccomp, which apt itself depends on) on every
+    thread of this process and everything it starts: the calls of `CONFINE_DENIED` fail with
+    EPERM, clone with a namespace flag with EPERM, clone3 with ENOSYS. Calls of another
+    architecture (i386's int 0x80, x32) kill the process (libseccomp's default for an
+    architecture the filter was not built for). Raises SystemExit when the filter cannot be
+    installed: then the submission must not run.
+
+    Why each: in a user namespace of its own an unprivileged process is root (a tmpfs of any
+    size beyond the sandbox's bounded mounts, none of it in any limit); a socket's buffers are
+    kernel memory outside the worker's memory cgroup (loopback TCP held 776 MB under
+    --memory-mb 256)."""
     import ctypes
     import errno
 
@@ -227,7 +260,7 @@ def _forbid_user_namespaces() -> None:
         _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int),
                     ("datum_a", ctypes.c_uint64), ("datum_b", ctypes.c_uint64)]
 
-    clone_newuser, masked_eq, allow = 0x10000000, 7, 0x7FFF0000
+    masked_eq, allow = 7, 0x7FFF0000
 
     def errno_action(err: int) -> int:
         return 0x00050000 | err
@@ -245,23 +278,28 @@ def _forbid_user_namespaces() -> None:
         if not ctx:
             raise OSError("seccomp_init failed")
         try:
-            flags = Cmp(0, masked_eq, clone_newuser, clone_newuser)
-            for name in (b"unshare", b"clone"):
-                nr = lib.seccomp_syscall_resolve_name(name)
-                if nr < 0 or lib.seccomp_rule_add_array(ctx, errno_action(errno.EPERM), nr, 1,
-                                                        ctypes.byref(flags)):
-                    raise OSError(f"no rule for {name.decode()}")
-            nr = lib.seccomp_syscall_resolve_name(b"clone3")
-            if nr >= 0 and lib.seccomp_rule_add_array(ctx, errno_action(errno.ENOSYS), nr, 0,
-                                                      None):
-                raise OSError("no rule for clone3")
+            def rule(name: str, err: int, cmp=None) -> None:
+                nr = lib.seccomp_syscall_resolve_name(name.encode())
+                if nr < 0:   # not a call of this architecture (or libseccomp too old for it)
+                    if name in ("socket", "socketpair", "unshare", "clone", "ptrace", "mount"):
+                        raise OSError(f"no rule for {name}")
+                    return
+                if lib.seccomp_rule_add_array(ctx, errno_action(err), nr, 1 if cmp else 0,
+                                              ctypes.byref(cmp) if cmp else None):
+                    raise OSError(f"no rule for {name}")
+
+            for name in CONFINE_DENIED:
+                rule(name, errno.EPERM)
+            for flag in CLONE_NEW_FLAGS:   # rules of one call are or-ed
+                rule("clone", errno.EPERM, Cmp(0, masked_eq, flag, flag))
+            rule("clone3", errno.ENOSYS)
             lib.seccomp_attr_set(ctx, 4, 1)   # SCMP_FLTATR_CTL_TSYNC: every thread
             if lib.seccomp_load(ctx):
                 raise OSError("seccomp_load failed")
         finally:
             lib.seccomp_release(ctx)
     except (OSError, AttributeError) as exc:
-        raise SystemExit(f"the worker could not forbid new user namespaces ({exc})") from None
+        raise SystemExit(f"the worker could not install its seccomp filter ({exc})") from None
 
 
 def _isolate_imports(args) -> _Refuse:
@@ -414,8 +452,12 @@ def main(argv=None) -> int:
     _unbuffer_output()
     _plain_warnings()
     _drop_privileges(args.drop_uid)
-    if args.no_userns:
-        _forbid_user_namespaces()
+    if args.confine:
+        try:
+            confine()
+        except SystemExit:
+            if args.confine == "required":
+                raise
     refuse = _isolate_imports(args)
     chan = _Channel(_load_protocol(args.runtime), args.req_fd, args.resp_fd)
     import numpy as np  # noqa: F401 - imported before the submission can patch anything

@@ -30,7 +30,7 @@ from tests.helpers import fast_limits
 ATTACKS = Path(__file__).resolve().parent / "hostile"
 ALL_HOSTILE = (sorted(ATTACKS.glob("*.py")) + sorted(HOSTILE.glob("*.py"))
                + [p for corpus in ("hostile_transport", "hostile_more", "hostile_audit",
-                                   "hostile_more2", "hostile_more3")
+                                   "hostile_more2", "hostile_more3", "hostile_more4")
                   for p in sorted((ATTACKS.parent / corpus).glob("*.py"))]
                + sorted((ATTACKS.parent / "hostile_more2").glob("*.ipynb")))
 FAST = fast_limits(call_timeout=3.0, startup_timeout=8.0)
