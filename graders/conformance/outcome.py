@@ -12,7 +12,9 @@ Statuses:
 * ``error``    the check could not finish: the implementation faulted (cause ``fault``, with a
   :class:`FaultKind`), could not be imported (``import_error``), or the check itself has a
   bug (``check_bug``: the grader's fault, never the implementation's);
-* ``skipped``  an optional function is not provided (cause ``optional_absent``);
+* ``skipped``  an optional function is not provided (cause ``optional_absent``), or every
+  function the check calls belongs to another rubric group and is missing
+  (``missing_elsewhere``: that group's checks count it; this one costs nothing);
 * ``not_run``  the check was never started (cause ``budget``: the submission's time budget was
   used up before it).
 """
@@ -36,6 +38,7 @@ class Cause(StrEnum):
     RAISED = "raised"                      # raised where the spec wants a value
     MISSING_FUNCTION = "missing_function"  # a contract function the check needs is not defined
     OPTIONAL_ABSENT = "optional_absent"    # an optional function is not provided (skipped)
+    MISSING_ELSEWHERE = "missing_elsewhere"  # only another group's missing functions (skipped)
     FAULT = "fault"                        # timeout, crash, memory, output flood, ... (FaultKind)
     IMPORT_ERROR = "import_error"          # the implementation could not be imported at all
     CHECK_BUG = "check_bug"                # the check itself broke: the grader's fault
@@ -66,7 +69,7 @@ CAUSES = {
     Status.FAILED: (Cause.WRONG_VALUE, Cause.WRONG_EXCEPTION, Cause.RAISED,
                     Cause.MISSING_FUNCTION),
     Status.ERROR: (Cause.FAULT, Cause.IMPORT_ERROR, Cause.CHECK_BUG),
-    Status.SKIPPED: (Cause.OPTIONAL_ABSENT,),
+    Status.SKIPPED: (Cause.OPTIONAL_ABSENT, Cause.MISSING_ELSEWHERE),
     Status.NOT_RUN: (Cause.BUDGET, Cause.IMPORT_ERROR),
 }
 

@@ -50,6 +50,9 @@ class Check:
     requires: tuple[str, ...] = () # implementation functions the check calls
     doc: str = ""
     judges_mutation: bool = False  # also charged with arguments changed in other checks' calls
+    # of `requires`: other groups' functions, judged here only when the submission defines them
+    # (their absence costs points in their own group, not in this check's)
+    if_present: tuple[str, ...] = ()
 
     def __call__(self, impl, spec) -> None:
         self.func(impl, spec)
@@ -77,12 +80,16 @@ class SelectionError(ValueError):
     """A --select pattern matches no check: a usage error, reported with exit status 2."""
 
 
-def check(*clauses: str, requires: tuple[str, ...] = (), judges_mutation: bool = False):
+def check(*clauses: str, requires: tuple[str, ...] = (), if_present: tuple[str, ...] = (),
+          judges_mutation: bool = False):
     """Register the decorated function as a check of `clauses`.
 
     `requires` names the contract functions the check calls (the spec's ``contract:``); a
     submission without one of them fails the check ("function X is missing"), or skips it
-    when the function is optional. The check with `judges_mutation` (the purity clause) runs
+    when the function is optional. `if_present` names those of `requires` that belong to
+    another rubric group (``lookup`` in an embed check): a missing function costs only its own
+    group's points, so the check judges them only when they are defined (the check's body asks
+    :func:`defined`), and is skipped, costing nothing, when none of its functions is defined. The check with `judges_mutation` (the purity clause) runs
     after the others and is the only one charged when a call of any check changed its
     arguments in place: every other check goes on with the value the call returned, so a
     mutation costs points once, under the clause it breaks.
@@ -92,6 +99,8 @@ def check(*clauses: str, requires: tuple[str, ...] = (), judges_mutation: bool =
             raise ValueError(f"check clause id {c!r} does not look like EMB-LOOKUP-01")
     if not clauses:
         raise ValueError("a check must name at least one clause")
+    if not set(if_present) <= set(requires):
+        raise ValueError("if_present names functions that are not in requires")
 
     def register(func: Callable) -> Callable:
         if func.__name__ in _REGISTRY:
@@ -99,10 +108,17 @@ def check(*clauses: str, requires: tuple[str, ...] = (), judges_mutation: bool =
         doc = (func.__doc__ or "").strip().splitlines()
         _REGISTRY[func.__name__] = Check(id=func.__name__, clauses=tuple(clauses), func=func,
                                          requires=tuple(requires), doc=doc[0] if doc else "",
-                                         judges_mutation=judges_mutation)
+                                         judges_mutation=judges_mutation,
+                                         if_present=tuple(if_present))
         return func
 
     return register
+
+
+def defined(impl, functions) -> tuple[str, ...]:
+    """The functions of `functions` that `impl` defines (a check of ``if_present`` functions
+    calls only these)."""
+    return tuple(f for f in functions if callable(getattr(impl, f, None)))
 
 
 def all_checks(spec=None) -> list[Check]:

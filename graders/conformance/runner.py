@@ -40,6 +40,8 @@ PASSED, FAILED, ERROR, SKIPPED, NOT_RUN = (Status.PASSED, Status.FAILED, Status.
 # Messages the runner itself writes (gettext msgids, like the checks' templates).
 MSG_MISSING = "function {function} is missing"
 MSG_OPTIONAL = "optional function {function} is not provided"
+MSG_ELSEWHERE = ("function {function} is missing; the checks of its own group count that, so "
+                 "this check costs no points")
 MSG_RAISED = "{function}() raised {exception}: {error}"
 MSG_CHECK_BUG = "internal error in check {check}: {exception}: {error}"
 MSG_FAULT = "{function}() could not answer: {detail}"
@@ -444,15 +446,22 @@ def run_check(check: Check, impl, spec: Spec, *, target: str = "impl",
     """
     result = CheckResult(check.id, check.clauses, PASSED)
     missing = [f for f in check.requires if not callable(getattr(impl, f, None))]
-    if missing:
-        required = [f for f in missing if f not in spec.contract.optional]
+    # another group's function (if_present) is judged only when defined: its absence costs
+    # points in its own group, not here; with none of its functions defined the check is
+    # skipped (it earns its points: the group it scores in is not the one left out)
+    needed = [f for f in missing if f not in check.if_present]
+    if needed or (missing and len(missing) == len(check.requires)):
+        required = [f for f in needed if f not in spec.contract.optional]
         if required:
             result.status, result.cause = FAILED, Cause.MISSING_FUNCTION
             result.set_message(MSG_MISSING, function=", ".join(required))
-        else:
+        elif needed:
             result.status, result.cause = SKIPPED, Cause.OPTIONAL_ABSENT
-            result.set_message(MSG_OPTIONAL, function=", ".join(missing))
-        result.details["function"] = (required or missing)[0]
+            result.set_message(MSG_OPTIONAL, function=", ".join(needed))
+        else:
+            result.status, result.cause = SKIPPED, Cause.MISSING_ELSEWHERE
+            result.set_message(MSG_ELSEWHERE, function=", ".join(missing))
+        result.details["function"] = (required or needed or missing)[0]
         return result
     observed = mutations if mutations is not None else []
     recorder = _Recorder(impl, observed, strict=check.judges_mutation)

@@ -115,7 +115,8 @@ def check_feedback(check: dict, t: Translator, sections: dict, *, details: bool 
         lines.append(t(M.CHECK_BUG))
     elif check["status"] == "skipped":
         fn = (check.get("details") or {}).get("function") or ""
-        lines.append(t(M.OPTIONAL_SKIPPED, function=fn))
+        lines.append(t(M.ELSEWHERE_SKIPPED if cause == "missing_elsewhere"
+                       else M.OPTIONAL_SKIPPED, function=fn))
     elif problem:
         message = check_message(check, t)
         if message:

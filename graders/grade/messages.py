@@ -19,6 +19,8 @@ NOT_RUN_LABEL = "not run"
 NOTHING_WRONG = "Nothing went wrong: every check passed."
 OPTIONAL_GROUP_SKIPPED = "optional functions not provided (this costs no points)"
 OPTIONAL_SKIPPED = "Optional, not provided: {function}. This costs no points."
+ELSEWHERE_SKIPPED = ("Not judged here: {function} is missing, which the checks of its own "
+                     "group count. This check costs no points.")
 CHECK_BUG = ("This check broke because of a bug in the grader, not in your code; it counts as "
              "passed. Please tell your teacher.")
 NOT_RUN_IMPORT = "not run: your submission could not be imported (see the summary)"

@@ -93,3 +93,29 @@ def test_a_warning_for_the_caller_shows_no_grader_path(spec, tmp_path):
     out = rep["submission_output"]
     assert "RuntimeWarning: table is not float64" in out, out
     assert "worker.py" not in out and "/sandbox/runtime" not in out, out
+
+
+def test_a_function_left_out_costs_its_own_group_only_in_the_grader_too(spec, tmp_path):
+    """Through the isolated worker: without init_table, the params group's check of
+    init_table's sizes is skipped at no cost (its own group, init, pays), with feedback that
+    says so in the student's language; the embed group keeps EMB-ERR-03 without embed_backward."""
+    from tests.corpus import BASE
+
+    path = tmp_path / "partial.py"
+    path.write_text(BASE.read_text(encoding="utf-8") + "\n\ndel init_table, embed_backward\n",
+                    encoding="utf-8")
+    rep = grade_path(path, spec, select=["init_size_errors", "init_mean_and_std",
+                                         "sequence_longer_than_context", "gradient_shapes"])
+    got = {c["id"]: (c["status"], c["cause"]) for c in rep["checks"]}
+    assert got == {"init_size_errors": ("skipped", "missing_elsewhere"),
+                   "init_mean_and_std": ("failed", "missing_function"),
+                   "sequence_longer_than_context": ("passed", None),
+                   "gradient_shapes": ("failed", "missing_function")}, got
+    groups = {g["id"]: (g["score"], g["points"]) for g in rep["groups"]}
+    assert groups["params"] == (10, 10) and groups["embed"] == (20, 20)
+    assert groups["init"][0] == 0 and groups["backward"][0] == 0
+    check = next(c for c in rep["checks"] if c["id"] == "init_size_errors")
+    for lang in ("en", "nl", "ko"):
+        text = formats.check_feedback(check, translator(lang), {})
+        assert "init_table" in text and translator(lang)(M.WHAT_WENT_WRONG) not in text
+        assert text != formats.check_feedback(check, translator("en"), {}) or lang == "en"

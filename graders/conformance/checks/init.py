@@ -152,7 +152,7 @@ def _draws(impl, spec, d, seed, min_samples):
     return x, rows, d, call
 
 
-@check("PAR-ERR-01", requires=("init_table",))
+@check("PAR-ERR-01", requires=("init_table",), if_present=("init_table",))
 def init_size_errors(impl, spec):
     """init_table's sizes: not an integer is a TypeError, below 1 a ValueError."""
     check_error_inputs(impl, spec, "PAR-ERR-01", functions=("init_table",))

@@ -108,13 +108,13 @@ def lookup_shape_and_dtype(impl, spec):
     prop()
 
 
-@check("EMB-ERR-01", requires=("lookup", "embed"))
+@check("EMB-ERR-01", requires=("lookup", "embed"), if_present=("embed",))
 def out_of_range_ids(impl, spec):
     """An id < 0 or >= rows raises IndexError in lookup and embed, never wraps around."""
     check_error_inputs(impl, spec, "EMB-ERR-01")
 
 
-@check("EMB-ERR-02", requires=("lookup", "embed"))
+@check("EMB-ERR-02", requires=("lookup", "embed"), if_present=("embed",))
 def non_integer_ids(impl, spec):
     """Ids that are not integers (floats, even 3.0; bools; strings) raise TypeError."""
     check_error_inputs(impl, spec, "EMB-ERR-02")
