@@ -55,7 +55,15 @@ IPYTHON_STAND_IN = ('_andrea_ipython = type("IPython", (), {"__getattr__": lambd
 _LINE_MAGIC = re.compile(r"^(\s*)(?:[A-Za-z_][\w.,\s]*=\s*)?[%!]")
 # IPython's help: "name?", "name??", "?name", "??name" (and wildcards such as "np.*load*?")
 _HELP = re.compile(r"^(\s*)(?:\?\??[\w.\[\]()*]+|[\w.\[\]()*]+\?\??)\s*$")
-_GET_IPYTHON = re.compile(r"^(\s*).*\bget_ipython\s*\(")
+# searched, never matched from the line's start with ".*" before it: "^(\s*).*\bget_ipython"
+# backtracked over every split of a long indented line (quadratic: 195 s for one 120 KB line)
+_GET_IPYTHON = re.compile(r"\bget_ipython\s*\(")
+# An import of IPython that the stand-in replaces is one short line; a longer one is not parsed
+MAX_IMPORT_LINE = 1000
+# Text parsed into a syntax tree in the grader's (and the self-check's) own process: an AST
+# costs hundreds of bytes per character (a 4.9 MB module of 1+1+... took 3 GB and a minute);
+# a longer text is scanned line by line instead (linear, no tree)
+MAX_AST_CHARS = 256 << 10
 
 
 class SourceError(Exception):
@@ -114,6 +122,7 @@ def notebook_source(data: bytes | str, origin: str) -> Source:
     import warnings
 
     import nbformat
+    import nbformat.reader
     from traitlets.log import get_logger   # nbformat's logger
 
     try:
@@ -128,7 +137,14 @@ def notebook_source(data: bytes | str, origin: str) -> Source:
             try:
                 if quiet is not None:
                     log.disabled = True
-                nb = nbformat.reads(text, as_version=4, capture_validation_error={})
+                # read and upgraded to version 4, not validated: the schema validation
+                # (jsonschema over every cell) costs the grader far more than the reading on
+                # a hand-made file of many cells; the shapes used are checked in _code_cells.
+                # An older format is upgraded only when it is small (the upgrade validates).
+                nb = nbformat.reader.reads(text)
+                if nb.get("nbformat") != 4 and len(text) > MAX_AST_CHARS:
+                    raise ValueError(f"a notebook of format {nb.get('nbformat')!r} this large")
+                nb = nbformat.convert(nb, 4)
             finally:
                 if quiet is not None:
                     log.disabled = quiet
@@ -158,8 +174,7 @@ def notebook_source(data: bytes | str, origin: str) -> Source:
             bound = None if scan.inside or not stand_in else _ipython_import(line)
             if kind is not None:
                 dropped.append(Dropped(number, k, kind, line.strip()[:200]))
-                indent = re.match(r"\s*", line).group(0)
-                line = indent + "pass"
+                line = line[:len(line) - len(line.lstrip())] + "pass"
             elif bound is not None:
                 dropped.append(Dropped(number, k, "ipython_import", line.strip()[:200]))
                 line = bound
@@ -304,9 +319,9 @@ def _ipython_installed() -> bool:
 def _ipython_import(line: str) -> str | None:
     """The line that binds the names a one-line import of IPython would bind to the stand-in
     (IPYTHON_STAND_IN), with the line's indentation; None for any other line."""
-    if "IPython" not in line:
+    if "IPython" not in line or len(line) > MAX_IMPORT_LINE:
         return None
-    indent = re.match(r"\s*", line).group(0)
+    indent = line[:len(line) - len(line.lstrip())]
     try:
         tree = ast.parse(line.strip())
     except SyntaxError:
@@ -334,7 +349,7 @@ def _ipython_kind(line: str) -> str | None:
     if m:
         marker = line[m.end() - 1]
         return "shell" if marker == "!" else "magic"
-    if _GET_IPYTHON.match(line):
+    if "get_ipython" in line and _GET_IPYTHON.search(line):
         return "get_ipython"
     if _HELP.match(line):
         return "help"
@@ -486,35 +501,64 @@ def _is_package_face(text: str) -> bool:
     """Whether an ``__init__.py`` is the face of a package submission: it imports from its own
     modules (``from .layer import lookup``) or defines functions itself. One that only marks a
     folder as a package, or sets ``__version__``, leaves the other rules to choose. Text that
-    does not parse is taken as the face (its error is reported when it is imported)."""
+    does not parse is taken as the face (its error is reported when it is imported). A text
+    over MAX_AST_CHARS is judged by its lines (a top-level ``def`` or ``from .``)."""
+    if len(text) > MAX_AST_CHARS:
+        return any(line.startswith(("def ", "async def ", "from .")) for line in
+                   text.splitlines())
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return bool(text.strip())
     return any((isinstance(n, ast.ImportFrom) and n.level > 0)
                or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in tree.body)
 
 
+# an import statement's line, in the scan of a long text (linear: no two parts can match the
+# same characters): "import a.b, c as d" or "from a.b import ..."
+_IMPORT_LINE = re.compile(r"[ \t]*(?:import[ \t]+([\w. \t,]+)|from[ \t]+([\w.]+)[ \t]+import\b)")
+_IMPORT_CALL = re.compile(r"""(?:__import__|import_module)\(\s*(?:'([\w.]+)'|"([\w.]+)")""")
+
+
 def forbidden_imports(text: str) -> list[str]:
-    """Modules of the kit or of the test tooling that `text` imports (statically visible)."""
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
+    """Modules of the kit or of the test tooling that `text` imports (statically visible).
+
+    Linear in the text and bounded in memory: a text that names none of those packages
+    imports none of them (no parse); one over MAX_AST_CHARS is scanned line by line (import
+    statements that start a line, ``__import__("x")`` and ``import_module("x")``) instead of
+    being parsed into a tree."""
+    if not any(name in text for name in FORBIDDEN_PACKAGES):
         return []
+    names: list[str] = []
+    if len(text) > MAX_AST_CHARS:
+        for line in text.splitlines():
+            if not any(name in line for name in FORBIDDEN_PACKAGES):
+                continue
+            m = _IMPORT_LINE.match(line)
+            if m and m.group(1):
+                names += [p.split()[0] for p in m.group(1).split(",") if p.split()]
+            elif m:
+                names.append(m.group(2))
+            names += [a or b for a, b in _IMPORT_CALL.findall(line)]
+    else:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            return []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names += [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.append(node.module)
+            elif (isinstance(node, ast.Call) and node.args
+                  and isinstance(node.args[0], ast.Constant)
+                  and isinstance(node.args[0].value, str)
+                  and _call_name(node.func) in ("__import__", "import_module")):
+                names.append(node.args[0].value)
     found: list[str] = []
-    for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names = [node.module]
-        elif (isinstance(node, ast.Call) and node.args
-              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
-              and _call_name(node.func) in ("__import__", "import_module")):
-            names = [node.args[0].value]
-        for n in names:
-            if n.split(".", 1)[0] in FORBIDDEN_PACKAGES and n not in found:
-                found.append(n)
+    for n in names:
+        if n.split(".", 1)[0] in FORBIDDEN_PACKAGES and n not in found:
+            found.append(n)
     return found
 
 

@@ -16,6 +16,7 @@ import logging
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from graders.conformance.profiles import PROFILES
@@ -110,16 +111,19 @@ def grade_main(argv) -> int:
     ap.add_argument("--output", default=None, help="write here instead of stdout")
     _common(ap)
     args = ap.parse_args(argv)
-    from .grading import GraderError, grade, load_submission
+    started = time.monotonic()   # the report's execution_time: from here to the report
+    from .grading import GraderError, grade, load_submission, require_isolation
 
     spec = _load_spec(args.spec)
     limits = _limits(args)
     if args.output and not Path(args.output).resolve().parent.is_dir():
         return _fail(f"{args.output}: the folder does not exist")
     try:
+        # refused for lack of isolation before any byte of the submission is read or parsed
+        require_isolation(args.sandbox, args.profile)
         sub = load_submission(args.submission)
         report = grade(sub, spec, profile=args.profile, limits=limits, sandbox=args.sandbox,
-                       select=args.select)
+                       select=args.select, started=started)
     except GraderError as exc:
         return _fail(str(exc))
     except ValueError as exc:  # unknown profile

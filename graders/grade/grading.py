@@ -244,10 +244,13 @@ def _kernel_hints(results: list[CheckResult]) -> None:
 
 def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limits | None = None,
           sandbox: str = "auto", select: list[str] | None = None,
-          on_result: Callable[[CheckResult], None] | None = None) -> dict:
-    """Grade `sub`; the report is a plain dict (see scoring.py)."""
+          on_result: Callable[[CheckResult], None] | None = None,
+          started: float | None = None) -> dict:
+    """Grade `sub`; the report is a plain dict (see scoring.py). `started`: the
+    time.monotonic() the grading began (before the submission was read), for the report's
+    execution_time; by default, now."""
     limits = limits or Limits()
-    start = time.monotonic()
+    start = time.monotonic() if started is None else started
     check_profile(profile)             # the caller's mistakes first, then isolation
     _require_kernel_support(sub, spec)
     if sub.kind == "kernel":
@@ -314,6 +317,14 @@ def _cells_raised(source: dict, cells: list[dict]) -> list[dict]:
 def _not_run(check) -> CheckResult:
     """A check that could not start because the submission did not import (said once, above)."""
     return not_run(check, Cause.IMPORT_ERROR, M.NOT_RUN_IMPORT)
+
+
+def require_isolation(sandbox: str, profile: str | None = None) -> None:
+    """Refuse (GraderError) before anything of a submission is read: an unknown profile, then
+    a sandbox mode that cannot isolate (fail closed: bubblewrap missing or refused)."""
+    if profile is not None:
+        check_profile(profile)
+    _isolation(sandbox)
 
 
 def _isolation(sandbox: str) -> tuple[str, str]:

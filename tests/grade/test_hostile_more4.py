@@ -69,3 +69,108 @@ def test_the_filter_holds_in_a_process_of_its_own(tmp_path):
     out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.split("\n")[:2] == ["refused 1", "b'x'"], (out.stdout, out.stderr)
+
+
+# ----------------------------------------------------------------------------- parsing in the grader
+def _vm_hwm_mib(code: str) -> tuple[float, str]:
+    """Run `code` in a fresh interpreter; its peak resident memory (VmHWM, MiB) and output."""
+    import subprocess
+    import sys
+
+    code += ("\nfor line in open('/proc/self/status'):\n"
+             "    if line.startswith('VmHWM:'): print('HWM', int(line.split()[1]) / 1024)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=600, cwd=ROOT)
+    hwm = [float(x.split()[1]) for x in out.stdout.splitlines() if x.startswith("HWM ")]
+    assert hwm, (out.stdout[-2000:], out.stderr[-2000:])
+    return hwm[0], out.stdout
+
+
+def _bomb_folder(tmp_path: Path) -> Path:
+    import importlib.util
+
+    spec_ = importlib.util.spec_from_file_location("seed", MORE4 / "parse_bomb_helper.py")
+    seed = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(seed)
+    folder = tmp_path / "bob"
+    folder.mkdir()
+    (folder / "submission.py").write_text((MORE4 / "parse_bomb_helper.py").read_text())
+    (folder / "helper.py").write_text(seed.helper_text())
+    return folder
+
+
+def test_a_huge_helper_module_is_read_in_bounded_memory(tmp_path):
+    folder = _bomb_folder(tmp_path)
+    hwm, out = _vm_hwm_mib(
+        "import resource, time\n"
+        "from graders.grade.grading import load_submission\n"
+        f"sub = load_submission({str(folder)!r})\n"
+        "print('MODULE', sub.module, sub.problem)\n"
+        "print('CPU', resource.getrusage(resource.RUSAGE_SELF).ru_utime)\n")
+    assert "MODULE submission.py None" in out, out
+    assert hwm < 400, hwm        # it was 3 GB (the abstract syntax tree of the helper)
+    cpu = float(next(x for x in out.splitlines() if x.startswith("CPU ")).split()[1])
+    assert cpu < 30, cpu         # about a minute before; a few tenths of a second now
+
+
+def test_without_isolation_nothing_of_the_submission_is_read(tmp_path, monkeypatch, capsys):
+    from graders.grade import cli, grading
+
+    folder = _bomb_folder(tmp_path)
+    monkeypatch.setattr(sandbox, "_PROBE", {})
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+
+    def never(*a, **k):
+        raise AssertionError("the submission was read although isolation is unavailable")
+
+    monkeypatch.setattr(grading, "load_submission", never)
+    assert cli.main([str(folder), "--profile", "dev"]) == cli.EXIT_GRADER
+    assert capsys.readouterr().err.startswith("andrea-grade: refusing to run untrusted code")
+
+
+def _backtracking_notebook(tmp_path: Path, n: int) -> Path:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    seed = (MORE4 / "notebook_backtracking.py").read_text()
+    nb.cells = [nbformat.v4.new_code_cell(seed),
+                nbformat.v4.new_code_cell(" " * n + "x" * n)]
+    path = tmp_path / "hw.ipynb"
+    path.write_text(nbformat.writes(nb))
+    return path
+
+
+def test_a_long_indented_notebook_line_is_read_in_linear_time(tmp_path):
+    import resource
+
+    from graders.conformance.sources import _ipython_kind, read_source
+
+    path = _backtracking_notebook(tmp_path, 600_000)   # ten times the attack's line
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_utime
+    src = read_source(path)
+    assert _ipython_kind(" " * 600_000 + "x = get_ipython  ()") == "get_ipython"
+    used = resource.getrusage(resource.RUSAGE_SELF).ru_utime - before
+    assert src.notebook and used < 20, used   # quadratic: days for this line
+
+
+@needs_bwrap
+def test_the_reported_time_counts_the_reading(tmp_path, monkeypatch, capsys):
+    """execution_time is from the command's start to its report: reading the submission
+    counts (a notebook that took 195 s to read was reported as graded in 19 s)."""
+    from graders.grade import cli, grading
+
+    path = _backtracking_notebook(tmp_path, 1000)
+    real = grading.load_submission
+
+    def slow(p):
+        import time
+
+        time.sleep(2.0)
+        return real(p)
+
+    monkeypatch.setattr(grading, "load_submission", slow)
+    out = tmp_path / "r.json"
+    assert cli.main([str(path), "--profile", "dev", "--select", "vector_norm",
+                     "--format", "json", "--output", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    assert rep["execution_time"] >= 2.0, rep["execution_time"]
