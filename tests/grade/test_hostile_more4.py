@@ -174,3 +174,35 @@ def test_the_reported_time_counts_the_reading(tmp_path, monkeypatch, capsys):
                      "--format", "json", "--output", str(out)]) == 0
     rep = json.loads(out.read_text())
     assert rep["execution_time"] >= 2.0, rep["execution_time"]
+
+
+# ----------------------------------------------------------------------------- decoded size
+def test_a_blob_named_twice_is_a_malformed_value():
+    from graders.grade import protocol as P
+
+    blob = bytearray(1 << 20)
+    for tree in ({"t": "list", "v": [{"t": "bytes", "i": 0}] * 2},
+                 {"t": "list", "v": [{"t": "nd", "i": 0, "dtype": "|u1", "shape": [1 << 20]}] * 2},
+                 {"t": "list", "v": [{"t": "bytes", "i": 0},
+                                     {"t": "np", "i": 0, "dtype": "|u1"}]}):
+        with pytest.raises(P.ProtocolError, match="named twice"):
+            P.decode(tree, [blob], untrusted=True)
+    # what the grader's own encoder writes still decodes: a blob per value
+    blobs: list = []
+    import numpy as np
+
+    a = np.arange(6.0)
+    tree = P.encode([a, a, b"xy", b"xy"], blobs)
+    got = P.decode(tree, blobs, untrusted=True)
+    assert got[0].tolist() == got[1].tolist() == a.tolist() and got[2:] == [b"xy", b"xy"]
+
+
+@needs_bwrap
+def test_a_reply_naming_one_blob_many_times_is_malformed(spec):
+    rep = grade_path(MORE4 / "blob_named_many_times.py", spec,
+                     select=["dot_product", "lookup_selects_row", "vector_norm"],
+                     limits=LIMITS, sandbox="bwrap")
+    got = {c["id"]: (c["status"], c["message"]) for c in rep["checks"]}
+    assert got["vector_norm"][0] == "passed", got
+    for cid in ("dot_product", "lookup_selects_row"):
+        assert got[cid][0] == "error" and "malformed reply" in got[cid][1], got[cid]
