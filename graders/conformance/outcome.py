@@ -21,7 +21,19 @@ Statuses:
 
 from __future__ import annotations
 
-from enum import StrEnum
+try:
+    from enum import StrEnum
+except ImportError:          # Python 3.10
+    from enum import Enum
+
+    class StrEnum(str, Enum):
+        """Python 3.11's ``enum.StrEnum``: members are their values as text."""
+
+        def __str__(self) -> str:
+            return str(self.value)
+
+        def __format__(self, spec: str) -> str:
+            return str.__format__(str(self.value), spec)
 
 
 class Status(StrEnum):

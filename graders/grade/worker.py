@@ -305,7 +305,9 @@ def confine() -> None:
 def _isolate_imports(args) -> _Refuse:
     """sys.path: the standard library, the whitelisted packages, the submission's folder; and
     an import guard that refuses the grader's and the reference's packages."""
-    sys.path[:] = [p for p in sys.path if p and os.path.isdir(p) or p.endswith(".zip")]
+    here = os.path.dirname(os.path.abspath(__file__))   # on sys.path where -P is not (3.10)
+    sys.path[:] = [p for p in sys.path if (p and os.path.isdir(p) or p.endswith(".zip"))
+                   and os.path.abspath(p) != here]
     sys.path.extend(args.site)
     sys.path.insert(0, os.path.dirname(os.path.abspath(args.module)))
     refuse = _Refuse([n for n in args.forbid.split(",") if n])
