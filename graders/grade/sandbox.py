@@ -210,8 +210,113 @@ def _package_folders(roots) -> list[Path]:
     return _inside(cands, roots)
 
 
+#: Where the grader finds bubblewrap: this variable's path, else ``bwrap`` on PATH.
+BWRAP_ENV = "ANDREA_BWRAP"
+#: The options of bubblewrap every worker start uses (bubblewrap 0.5 and newer have them all).
+#: The others are used where the installed bubblewrap has them (``bwrap --help`` lists them):
+#: ``--size`` (0.7) bounds each tmpfs; without it the writable tmpfs is bounded by the worker's
+#: memory cgroup and made writable with ``--chmod``; ``--info-fd``, ``--unshare-cgroup-try``
+#: and ``--dev-bind-try`` are left out where missing.
+BWRAP_REQUIRED = ("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                  "--die-with-parent", "--new-session", "--ro-bind", "--ro-bind-try",
+                  "--symlink", "--dir", "--perms", "--tmpfs", "--remount-ro", "--proc", "--dev",
+                  "--chdir")
+_FEATURES: dict[str, tuple[str, frozenset]] = {}
+
+
 def bwrap_path() -> str | None:
+    """The bubblewrap the grader uses: ``$ANDREA_BWRAP`` where set, else ``bwrap`` on PATH."""
+    exe = os.environ.get(BWRAP_ENV)
+    if exe:
+        return exe if os.path.isfile(exe) and os.access(exe, os.X_OK) else None
     return shutil.which("bwrap")
+
+
+def bwrap_features(exe: str | None = None) -> tuple[str, frozenset]:
+    """(version, the options the installed bubblewrap knows), read from ``bwrap --version``
+    and ``bwrap --help`` (cached per executable): probed, never assumed from the version."""
+    import re
+
+    exe = exe or bwrap_path()
+    if exe is None:
+        return "", frozenset()
+    if exe not in _FEATURES:
+        texts = []
+        for arg in ("--version", "--help"):
+            try:
+                p = subprocess.run([exe, arg], stdin=subprocess.DEVNULL, capture_output=True,
+                                   timeout=10, cwd="/", env={"PATH": "/usr/bin:/bin"})
+                texts.append((p.stdout + p.stderr).decode("utf-8", "replace"))
+            except (OSError, subprocess.TimeoutExpired):
+                texts.append("")
+        version = (texts[0].split() or ["bubblewrap", "(unknown version)"])[-1][:40]
+        opts = frozenset(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", texts[1]))
+        _FEATURES[exe] = (version, opts)
+    return _FEATURES[exe]
+
+
+def _has(option: str) -> bool:
+    return option in bwrap_features()[1]
+
+
+def _lacking(exe: str) -> str:
+    """Why the bubblewrap at `exe` cannot isolate a worker whatever the system allows, or ''."""
+    version, opts = bwrap_features(exe)
+    missing = [o for o in BWRAP_REQUIRED if o not in opts]
+    if not opts:
+        return f"{exe} does not answer --help as bubblewrap does"
+    if missing:
+        return (f"bubblewrap {version} at {exe} lacks the option(s) {' '.join(missing)}, "
+                "which the sandbox needs (bubblewrap 0.5 or newer has them)")
+    if "--size" not in opts:
+        if "--chmod" not in opts:
+            return (f"bubblewrap {version} at {exe} has neither --size nor --chmod, so the "
+                    "sandbox's writable folder cannot be made")
+        if MemoryCgroup._find_base() is None:
+            return (f"bubblewrap {version} at {exe} cannot bound the size of the sandbox's "
+                    "writable tmpfs (it has no --size, which bubblewrap 0.7 added), and no "
+                    "memory cgroup can be made here to bound it instead")
+    return ""
+
+
+def _empty_ro(path: str) -> list[str]:
+    """bubblewrap options: an empty, read-only tmpfs over `path` (hides what is there)."""
+    if _has("--size"):
+        return ["--perms", "0555", "--size", "4096", "--tmpfs", path, "--remount-ro", path]
+    return ["--tmpfs", path, "--remount-ro", path]
+
+
+def _writable_tmpfs(path: str, size: int) -> list[str]:
+    """bubblewrap options: a tmpfs at `path` any uid may write to (mode 01777), of `size`
+    bytes where bubblewrap can say so (``--size``); without it (bubblewrap 0.6) it is
+    unbounded as a file system, and what the worker writes there counts against its memory
+    cgroup (required then: :func:`_lacking`), each file against RLIMIT_FSIZE."""
+    if _has("--size"):
+        return ["--perms", "01777", "--size", str(size), "--tmpfs", path]
+    return ["--tmpfs", path, "--chmod", "01777", path]
+
+
+def _has_cap_sys_admin() -> bool:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return bool(int(line.split()[1], 16) >> 21 & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def _userns_blocker() -> str:
+    """The system setting that forbids unprivileged user namespaces here, or ''."""
+    for path, bad in (("/proc/sys/kernel/unprivileged_userns_clone", "0"),
+                      ("/proc/sys/user/max_user_namespaces", "0"),
+                      ("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "1")):
+        try:
+            if Path(path).read_text().strip() == bad:
+                return f"{path[len('/proc/sys/'):].replace('/', '.')} = {bad}"
+        except OSError:
+            pass
+    return ""
 
 
 def probe_bwrap() -> tuple[bool, str]:
@@ -241,7 +346,13 @@ def start_probe() -> None:
         return
     exe = bwrap_path()
     if exe is None:
-        _PROBE["bwrap"] = (False, "bubblewrap (bwrap) is not installed")
+        where = os.environ.get(BWRAP_ENV)
+        _PROBE["bwrap"] = (False, f"{BWRAP_ENV}={where} is not an executable file" if where
+                           else "bubblewrap (bwrap) is not installed")
+        return
+    lacking = _lacking(exe)
+    if lacking:
+        _PROBE["bwrap"] = (False, lacking)
         return
     cmd = _bwrap_prefix(exe, {}, site=[], disk_bytes=1 << 20) + [
         _python()[0], "-I", "-S", "-c", "import ctypes; ctypes.CDLL('libseccomp.so.2')"]
@@ -262,20 +373,46 @@ def bwrap_not_refused() -> bool:
     return _PROBE.get("bwrap", (True, ""))[0]
 
 
+CONTAINER_HINT = ("in a disposable container that grades one submission and is then thrown "
+                  "away (Gradescope, PrairieLearn's external graders, a CI job), run as root "
+                  "with --sandbox container instead (docs/grading.md)")
+
+
 def refusal(why: str) -> str:
-    """The one paragraph `andrea-grade` prints when it will not run untrusted code."""
-    fix = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
-    if "libseccomp" in why:
+    """The one paragraph `andrea-grade` prints when it will not run untrusted code: what
+    failed (`why`, bubblewrap's own words or the probe's finding) and the fix for that cause."""
+    if "is not installed" in why or f"{BWRAP_ENV}=" in why:
+        fix = (f"install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), or point "
+               f"{BWRAP_ENV} at a bwrap executable; or, {CONTAINER_HINT}")
+    elif "libseccomp" in why:
         fix = ("install libseccomp, which the worker needs for its seccomp filter (no new "
                "namespaces, no sockets) "
                "(Debian/Ubuntu: apt-get install libseccomp2)")
-    elif bwrap_path() is not None:
+    elif "bubblewrap" in why and ("lacks" in why or "--size" in why or "--help" in why):
+        fix = (f"install bubblewrap 0.7 or newer (or point {BWRAP_ENV} at one); with 0.5 or "
+               "0.6, run the grader as root so that a memory cgroup bounds what a submission "
+               "writes")
+    elif os.geteuid() == 0 and not _has_cap_sys_admin():
+        fix = ("give the grader CAP_SYS_ADMIN, without which bubblewrap cannot create "
+               "namespaces even as root: this process runs as root without it, as in a "
+               "container started with Docker's default privileges (docker run --cap-add "
+               "SYS_ADMIN --security-opt seccomp=unconfined, or --privileged); or, "
+               + CONTAINER_HINT)
+        why = f"{why}; root without CAP_SYS_ADMIN"
+    elif os.geteuid() == 0:
+        fix = ("allow namespaces to this process: it is root with CAP_SYS_ADMIN, so a "
+               "security policy forbids them (a container's seccomp profile, AppArmor or "
+               f"SELinux); or, {CONTAINER_HINT}")
+    else:
+        blocker = _userns_blocker()
         fix = ("let bubblewrap create namespaces: run the grader as root, or as a normal user "
-               "on a system that allows unprivileged user namespaces (sysctl "
-               "kernel.unprivileged_userns_clone=1 or a bubblewrap installed setuid), or in a "
-               "container started with them allowed")
+               "on a system that allows unprivileged user namespaces"
+               + (f" (here {blocker} forbids them)" if blocker else
+                  " (sysctl kernel.unprivileged_userns_clone=1, "
+                  "kernel.apparmor_restrict_unprivileged_userns=0)")
+               + ", or with a bubblewrap installed setuid")
     return (f"refusing to run untrusted code: the worker cannot be isolated here ({why}). "
-            "Without bubblewrap a submission could signal or trace the grader, read the "
+            "Without isolation a submission could signal or trace the grader, read the "
             "reference, forge its score or fill the disk, so andrea-grade fails closed. "
             f"To fix it, {fix}. Only for code you trust (your own solutions), "
             "--sandbox none runs it without isolation (unsafe).")
@@ -401,8 +538,7 @@ def _site_args(entries: list[Path]) -> list[str]:
                 continue   # a link in site-packages leads where nothing is bound, or to an entry
             hidden = f"{at}/{other.name}"
             if other.is_dir():
-                args += ["--perms", "0555", "--size", "4096", "--tmpfs", hidden,
-                         "--remount-ro", hidden]
+                args += _empty_ro(hidden)
             else:
                 args += ["--ro-bind", "/dev/null", hidden]
     for e in entries:
@@ -419,10 +555,12 @@ def _bwrap_prefix(exe: str, dirs: dict, site: list[str], *, disk_bytes: int,
     """bubblewrap's options: read-only system and runtime, one size-limited writable tmpfs."""
     is_root = os.geteuid() == 0
     cmd = [exe, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
-           "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+           "--die-with-parent", "--new-session"]
+    if _has("--unshare-cgroup-try"):
+        cmd.append("--unshare-cgroup-try")
     if not is_root:
         cmd.append("--unshare-user")
-    if info_fd is not None:
+    if info_fd is not None and _has("--info-fd"):
         cmd += ["--info-fd", str(info_fd)]
     cmd += ["--ro-bind", "/usr", "/usr"]
     for top in ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"):
@@ -455,21 +593,21 @@ def _bwrap_prefix(exe: str, dirs: dict, site: list[str], *, disk_bytes: int,
         if not any(h == o or o in h.parents for o in hide):   # one tmpfs covers what is inside
             hide.append(h)
     for hidden in hide:
-        cmd += ["--perms", "0555", "--size", "4096", "--tmpfs", str(hidden),
-                "--remount-ro", str(hidden)]
+        cmd += _empty_ro(str(hidden))
     for d in (IN_SANDBOX, f"{IN_SANDBOX}/site", f"{IN_SANDBOX}/project"):
         cmd += ["--perms", "0755", "--dir", d]
     # The only writable places, new for every worker start: a tmpfs of bounded size holding
     # the home folder and /tmp, and a smaller one for /dev/shm; together `disk_bytes`.
     shm = max(disk_bytes // 4, 1 << 16)
     work = f"{IN_SANDBOX}/work"
-    cmd += ["--perms", "01777", "--size", str(disk_bytes - shm), "--tmpfs", work,
-            "--perms", "01777", "--dir", f"{work}/tmp", "--symlink", f"{work}/tmp", "/tmp",
-            "--proc", "/proc", "--dev", "/dev",
-            "--perms", "01777", "--size", str(shm), "--tmpfs", "/dev/shm"]
+    cmd += _writable_tmpfs(work, disk_bytes - shm)
+    cmd += ["--perms", "01777", "--dir", f"{work}/tmp", "--symlink", f"{work}/tmp", "/tmp",
+            "--proc", "/proc", "--dev", "/dev"]
+    cmd += _writable_tmpfs("/dev/shm", shm)
     if gpu:
         for dev in sorted(Path("/dev").glob("nvidia*")):
-            cmd += ["--dev-bind-try", str(dev), str(dev)]
+            cmd += ["--dev-bind-try" if _has("--dev-bind-try") else "--dev-bind", str(dev),
+                    str(dev)]
     if "runtime" in dirs:
         cmd += ["--ro-bind", str(dirs["runtime"]), f"{IN_SANDBOX}/runtime"]
     if "submission" in dirs:
@@ -720,9 +858,11 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
         if uid is None:
             _set_subreaper()
     marker = f"{os.getpid()}-{time.monotonic_ns()}"
-    # -s -S -P: no user or site packages, no script folder on sys.path; unlike -I the
-    # environment (which we build from scratch) still counts, for PYTHONHASHSEED and friends.
-    argv = base + [exe, "-s", "-S", "-P", f"{inside['runtime']}/worker.py",
+    # -s -S -P: no user or site packages, no script folder on sys.path (Python 3.10 has no
+    # -P: the worker takes its folder off sys.path itself); unlike -I the environment (which
+    # we build from scratch) still counts, for PYTHONHASHSEED and friends.
+    flags = ["-s", "-S", "-P"] if sys.version_info >= (3, 11) else ["-s", "-S"]
+    argv = base + [exe, *flags, f"{inside['runtime']}/worker.py",
                    "--runtime", inside["runtime"],
                    "--module", f"{inside['submission']}/{scratch.module_rel}",
                    "--site", inside["site"], "--functions", ",".join(functions)]
