@@ -5,7 +5,10 @@ grader), so that both read a submission the same way and apply the same import r
 
 * a ``.py`` file is used as it is;
 * a ``.ipynb`` notebook (or a folder holding exactly one, and no module) becomes one Python
-  source made of its code cells, read with ``nbformat``. IPython-only lines (``%magics``,
+  source made of its code cells, read with ``nbformat``. Each cell is first cleaned up as
+  IPython does (``ipython_input.transform_cell``: the cell's common leading indentation and
+  pasted ``>>> ``/``... `` and ``In [3]: ``/``   ...: `` prompts removed; IPython's own
+  transformer where it is installed), keeping its line count. IPython-only lines (``%magics``,
   ``!shell`` escapes, ``get_ipython()`` calls, ``name?`` / ``?name`` help) become ``pass`` (so indentation
   and line numbers stay valid) and are listed in ``Source.dropped``; a cell that starts with a
   cell magic (``%%bash``, ``%%writefile``, ...) is dropped whole, except ``%%time``,
@@ -33,6 +36,8 @@ import importlib.util
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .ipython_input import transform_cell
 
 KIT_PACKAGES = ("andrea_ref", "andrea_gpu", "graders", "spec")
 TOOLING_PACKAGES = ("hypothesis", "_hypothesis_pytestplugin", "_hypothesis_globals", "pytest",
@@ -160,12 +165,15 @@ def notebook_source(data: bytes | str, origin: str) -> Source:
         out.append(IPYTHON_STAND_IN)
         line_map.append((0, 0))
     for number, src in cells:
-        lines = src.splitlines()
-        if lines and lines[0].lstrip().startswith("%%"):
-            magic = lines[0].lstrip()[2:].split(None, 1)[0] if lines[0].strip() != "%%" else ""
-            dropped.append(Dropped(number, 1, "cell_magic", lines[0].strip()[:200]))
+        # as IPython runs a cell: its common indentation and pasted prompts removed first
+        lines = transform_cell(src).splitlines()
+        top = next((i for i, ln in enumerate(lines) if ln.strip()), None)
+        if top is not None and lines[top].lstrip().startswith("%%"):
+            head = lines[top]
+            magic = head.lstrip()[2:].split(None, 1)[0] if head.strip() != "%%" else ""
+            dropped.append(Dropped(number, top + 1, "cell_magic", head.strip()[:200]))
             if magic in BODY_CELL_MAGICS:
-                lines = ["pass"] + lines[1:]
+                lines = lines[:top] + ["pass"] + lines[top + 1:]
             else:
                 lines = ["pass"] * len(lines)
         scan = _Continuation()

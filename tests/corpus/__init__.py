@@ -9,7 +9,8 @@
   a frozen dataclass with functools.partial, a class whose __call__ is embed, NumPy's own
   errors where they have the right type), notebooks (``.ipynb``: one with IPython magics
   and ``display()``, one whose demo cells raise IndexError and NameError, one with Markdown and raw cells, plots,
-  %%time and ?name help lines) and a package folder
+  %%time and ?name help lines, one pasted together: indented cells (methods out of a class,
+  spaces and tabs) and ``>>> `` / ``In [3]:`` prompts with output lines) and a package folder
   (``__init__.py`` re-exporting its modules). Each must get full marks from andrea-conform and andrea-grade.
 * ``buggy/*.py``: one file per bug class. Each holds only what differs from
   ``correct/numpy_naive.py`` (the functions it redefines, appended to that module's source),

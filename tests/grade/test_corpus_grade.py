@@ -20,7 +20,7 @@ from .conftest import grade_path
 # read is the grader's own
 GRADED = [p for p in correct_files()
           if p.stem in ("numpy_naive", "python_loops", "einsum_fsum_scalars", "notebook_magics",
-                        "notebook_demo_raises", "package_reexport")]
+                        "notebook_demo_raises", "notebook_pasted_cells", "package_reexport")]
 INTERNALS = re.compile(r"Draw \d|Failing test case|Falsifying|data\(\.\.\.\)|bit_generator|PCG64")
 
 
