@@ -1,28 +1,39 @@
-"""`andrea-audit docs`: check every number a course document states against the spec.
+"""`andrea-audit docs`: what each sentence of a course document claims, against the spec.
 
-How a number is tied to a fact of the spec (all values come from the spec; which words point at
-which fact is data in ``docs_rules.yaml``):
+The audit reads a document as claims, not as loose numbers. Every fact comes from the spec;
+every word that points at a fact is data in the lexicon (``spec/lexicon.yaml``, validated by
+``spec/lexicon.schema.json``), per language (en, nl, ko).
 
-* The document is cut into sections by the spec's section headings (any language). A clause's
-  ``source`` says in which section its numbers are stated.
-* Table rows: the first cell names the fact (``V``, ``d_model``, ``T``, "Parameters" = the
-  section's own table, "Token ..."/"Position ..."/"Totaal" = that table or the layer's total). A
-  shape cell ``a × b`` is checked factor by factor against the quantity's expression
-  (``vocab_size * d_model``).
-* Arithmetic the text does (``a + b = c``) is matched to the quantity whose expression is a sum,
-  checked against the spec, and the text's own sum is checked too.
-* Percentages go to the share quantities (``*_percent``) of the section, disambiguated by
-  keywords in the sentence; counts with a scale word ("6,5 miljoen", "0.79M", "650만",
-  "1억 2천만") or of five digits or more go to the parameter counts of the section (nearest in
-  magnitude); other numbers of 100 or more go to V, d_model or T by a nearby word or magnitude.
-* Indices: the last component after an ellipsis (``v_0, ..., v_767``) is d_model - 1, the last
-  row of the matrix after a ``...`` line is V - 1; example token ids must be below V.
-* Names (ANDREA-120M, GPT-2), citation years and small numbers (activity 5, block 1) are listed
-  as read but are not about the model.
+* **Numbers** are read in digits (Babel's separators for the document's locale, scale words,
+  Korean 만/억 units) and in words (Dutch and English by text2num, Korean Sino-Korean and native
+  numerals by :mod:`graders.audit.numbers`), at the precision they are written with.
+* **Formulas** (``V × d_model``, ``d_model²``, ``1/sqrt(d_model)``, ``d_model의 제곱근``) are
+  read into an expression over the model's fields and evaluated with the spec's values
+  (:mod:`graders.audit.formulas`; Python's ``ast``, never ``eval``).
+* **A number is about what its sentence says it counts**: its unit (the word after it, or a
+  symbol or unit just before it: "8.449 rijen", "T tot 1024", "파라미터 수: 1억 2천만") and the
+  table it belongs to (the nearest owner word in its clause or sentence: token table, position
+  table, embedding layer, whole model, the savings of tying) pick the fact
+  (``bindings``). "De positietabel heeft 8.449 rijen" is checked against T, not against V;
+  bytes are parameters times the spec's dtype size; "ids 1 tot en met 8449" is a range of ids,
+  which run 0..V-1. Only a number no unit, symbol or range claims is matched by magnitude
+  within its section, and a small one (below 100) is listed but not checked.
+* **Claims in prose** (``claims``): the terms that say which value a sentence claims (normal or
+  uniform, untied or tied, direct lookup or a matrix multiplication, 0- or 1-based). The spec's
+  value asserts; a sentence about the claim's subject that uses another value's term is a
+  mismatch at its line; a required claim that no sentence of its section states is reported
+  (``unverified``) with the section's lines. The init scale is a claim with a value: the
+  formula or number a sentence about the init states, as a std or a variance.
+* **Structure**: the document is cut into sections by the spec's headings; table rows are
+  named by their first cell; names (ANDREA-120M), citation years, subscripts (``v_767``), matrix
+  row labels, example ids and sums (``a + b = c``, checked against the spec and as arithmetic)
+  are read by their shape.
 
-A number is compared at the precision it is written with (``6,5 miljoen`` against 6,488,832
-rounded to 100,000). When it does not match under the document's locale but does under the other
-separator convention (Dutch "1,024" is 1.024 to a Dutch reader), it is *ambiguous*.
+When a number does not match under the document's locale but does under the other separator
+convention (Dutch "1,024" is 1.024 to a Dutch reader), it is *ambiguous*.
+
+The walk is linear in the document's length: each line is split into sentences once, and each
+term list is one compiled alternation.
 """
 
 from __future__ import annotations
@@ -31,28 +42,31 @@ import math
 import re
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
-from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
-import yaml
+from spec import Spec
 
-from spec import Spec, evaluate, is_number
-
+from .formulas import Formula, FormulaReader, as_decimal
+from .lexicon import LEXICON_PATH, LexiconError, load_lexicon, term_pattern, terms
 from .numbers import (KOREAN_AMOUNT, LITERAL, LOCALES, Reading, Token, alternative_locales, fmt,
-                      read_korean, read_literal, round_to)
+                      read_korean, read_literal, read_number_words, round_to)
 
-RULES_PATH = Path(__file__).with_name("docs_rules.yaml")
+RULES_PATH = LEXICON_PATH
 LANGS = tuple(LOCALES)
+
+__all__ = ["audit_text", "audit_document", "detect_language", "DocReport", "Finding",
+           "NumberRead", "DocumentError", "LexiconError", "load_rules", "build_facts",
+           "stated_init_std", "READERS"]
 
 
 class DocumentError(ValueError):
     """A document cannot be read (missing, not UTF-8 text)."""
 
 
-@lru_cache(maxsize=None)
 def load_rules(path: str | None = None) -> dict:
-    return yaml.safe_load(Path(path or RULES_PATH).read_text(encoding="utf-8"))
+    """The lexicon (validated); kept under this name for the spec audit."""
+    return load_lexicon(path)
 
 
 # --------------------------------------------------------------------------- facts
@@ -163,22 +177,117 @@ def detect_language(text: str) -> str:
     return "nl" if nl > en else "en"
 
 
+# --------------------------------------------------------------------------- language
+_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+_NL_WORDS = {"de", "het", "een", "van", "en", "niet", "die", "dat", "voor", "met", "zijn",
+             "wordt", "elke", "bij", "naar", "ook", "geen", "als"}
+_EN_WORDS = {"the", "a", "of", "and", "not", "that", "for", "with", "are", "each", "to", "by",
+             "from", "into", "no", "as"}
+
+
+def detect_language(text: str) -> str:
+    """"ko" when Hangul is a visible share of the letters, else "nl" or "en" by common words."""
+    letters = sum(1 for ch in text if ch.isalpha())
+    hangul = len(_HANGUL.findall(text))
+    if hangul and hangul >= max(20, 0.05 * letters):
+        return "ko"
+    words = re.findall(r"[a-zà-ÿ]+", text.lower())
+    nl = sum(1 for w in words if w in _NL_WORDS)
+    en = sum(1 for w in words if w in _EN_WORDS)
+    return "nl" if nl > en else "en"
+
+
+# --------------------------------------------------------------------------- the lexicon, compiled
+class _Words:
+    """The lexicon's term lists for one language and spec, compiled once."""
+
+    def __init__(self, lex: dict, lang: str, spec: Spec):
+        model_word = re.split(r"[-\s]", spec.model.name)[0]
+
+        def pat(entry):
+            return term_pattern([t.replace("{model}", model_word) for t in terms(entry, lang)])
+
+        self.units = {u: pat(e) for u, e in lex["units"].items()}
+        self.owners = {o: pat(e) for o, e in lex["owners"].items()}
+        self.bindings = lex["bindings"]
+        glue = terms(lex.get("connectors"), lang) + terms(lex.get("fillers"), lang)
+        glue_rx = "|".join(re.escape(g) for g in sorted(glue, key=len, reverse=True))
+        self.glue = re.compile(rf"(?:\s|{glue_rx})*" if glue_rx else r"\s*", re.I)
+        syms = sorted(lex["symbols"], key=len, reverse=True)
+        self.symbols = lex["symbols"]
+        self.symbol = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(re.escape(s) for s in syms)
+                                 + r")(?![A-Za-z0-9_])")
+        rng = lex.get("ranges", {})
+        self.range_incl = pat(rng.get("inclusive"))
+        self.range_excl = pat(rng.get("exclusive"))
+        self.range_subjects = {k: pat(e) for k, e in rng.get("subjects", {}).items()}
+        neg = lex.get("negation", {}).get(lang, {})
+        self.neg_before = term_pattern(neg.get("before", []))
+        self.neg_after = term_pattern(neg.get("after", []))
+        self.claims = []
+        for c in lex["claims"]:
+            vals = {v: pat(e) for v, e in c["values"].items()}
+            self.claims.append((c, pat(c["subject"]), vals))
+        init = lex["init_scale"]
+        self.init_topic = pat(init["topic"])
+        self.measures = {k: pat(e) for k, e in init["measures"].items()}
+        self.keywords = {k: terms(e, lang) for k, e in lex["keywords"].items()}
+        self.formula_words = [(w["text"], w["expr"])
+                              for w in lex.get("formula_words", {}).get(lang, [])]
+
+
 # --------------------------------------------------------------------------- the auditor
 def _norm_heading(s: str) -> str:
     return re.sub(r"\s+", " ", s.replace("’", "'")).strip().casefold()
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
+_CLAUSE_END = re.compile(r"[,;:](?=\s)")
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_SHAPE = re.compile(rf"\(\s*(?P<a>{LITERAL})\s*,\s*(?P<b>{LITERAL})\s*\)")
+_N_NOTATION = re.compile(r"N\(\s*[^,()]*\s*,\s*(?P<v>[^;]*?)\)\s*(?=[^)]*$|[\s.,;)])")
+
+
+@dataclass
+class _Mention:
+    """A number or formula in a sentence, in line coordinates."""
+
+    start: int
+    end: int
+    text: str
+    tok: Token | None = None
+    formula: Formula | None = None
+
+    @property
+    def value(self) -> Decimal | None:
+        if self.formula is not None:
+            return as_decimal(self.formula.value)
+        return None
+
+
+@dataclass
+class _Sentence:
+    no: int
+    line: str
+    start: int
+    end: int
+    section: str | None
+    prev: tuple[int, int] | None      # the sentence before, on the same line
+
+    @property
+    def text(self) -> str:
+        return self.line[self.start:self.end]
 
 
 class _Auditor:
-    def __init__(self, text: str, spec: Spec, lang: str, name: str, detected: bool):
+    def __init__(self, text: str, spec: Spec, lang: str, name: str, detected: bool,
+                 lexicon: dict | None = None):
         self.spec = spec
         self.lang = lang
         self.locale = LOCALES[lang]
         self.alts = alternative_locales(self.locale)
-        self.rules = load_rules()
+        self.rules = lexicon or load_lexicon()
+        self.words = _Words(self.rules, lang, spec)
         self.facts = build_facts(spec, self.rules)
         self.name = name
         self.lines = text.splitlines()
@@ -189,21 +298,43 @@ class _Auditor:
                 self.headings.setdefault(_norm_heading(title), sid)
         scales = self.rules["scales"].get(lang, {}) | {"M": 1000000}
         self.scales = {k: Decimal(str(v)) for k, v in scales.items()}
+        self.byte_scales = {k: Decimal(str(v)) for k, v in self.rules.get("byte_scales", {}).items()}
         words = "|".join(sorted((re.escape(w) for w in self.scales), key=len, reverse=True))
+        bwords = "|".join(sorted((re.escape(w) for w in self.byte_scales), key=len, reverse=True))
         self.scale_re = rf"(?:\s?(?P<scale>{words})(?![^\W\d_]))?"
         self.term_re = rf"(?:{KOREAN_AMOUNT.pattern}|{LITERAL}(?:\s?(?:{words})(?![^\W\d_]))?)"
+        self.number_re = re.compile(
+            rf"(?<![\w.,])(?P<n>{LITERAL})(?![.,]?\d)(?:\s?(?:(?P<scale>{words})|(?P<bytes>{bwords}))"
+            rf"(?![^\W\d_]))?(?P<pct>\s?%)?")
+        self.formulas = FormulaReader(self.words.symbols, spec.model.fields(), self.locale,
+                                      self.words.formula_words)
+        self.itemsize = _itemsize(spec.model.dtype)
+        src = {c.id: c.source for c in spec.clauses}
+        self.clause_source = src
+        self.asserted: dict[str, list[int]] = {}     # claim id -> lines that state it
+        self.init_clause = self.rules["init_scale"]["clause"]
+        self.init_seen = False
 
     # -- tokens ---------------------------------------------------------------------------
     def token(self, lineno: int, start: int, text: str, literal: str | None = None,
-              scale_word: str = "", percent: bool = False) -> Token:
+              scale_word: str = "", percent: bool = False, scale: Decimal | None = None) -> Token:
         tok = Token(lineno, start + 1, text, literal or text, percent, scale_word)
         korean = literal is None and KOREAN_AMOUNT.fullmatch(text) is not None
         for loc in [self.locale, *self.alts]:
             if korean:
                 tok.readings[loc] = read_korean(text, loc)
             else:
-                scale = self.scales.get(scale_word, Decimal(1)) if scale_word else Decimal(1)
-                tok.readings[loc] = read_literal(tok.literal, loc, scale, scaled=bool(scale_word))
+                mult = scale if scale is not None else (
+                    self.scales.get(scale_word, Decimal(1)) if scale_word else Decimal(1))
+                tok.readings[loc] = read_literal(tok.literal, loc, mult,
+                                                 scaled=bool(scale_word) and scale is None)
+        return tok
+
+    def word_token(self, lineno: int, start: int, text: str, value: Decimal,
+                   precision: Decimal) -> Token:
+        tok = Token(lineno, start + 1, text, text)
+        for loc in [self.locale, *self.alts]:
+            tok.readings[loc] = Reading(loc, value, True, precision)
         return tok
 
     def preferred(self, tok: Token) -> Reading:
@@ -237,7 +368,7 @@ class _Auditor:
         self.report.numbers.append(NumberRead(tok.line, tok.column, tok.text, self.show(tok, r),
                                               self.show(tok, tok.reading(self.locale)), role))
 
-    def judge(self, tok: Token, fact: Fact, role: str | None = None) -> Finding:
+    def judge(self, tok: Token, fact: Fact, role: str | None = None, note_extra: str = "") -> Finding:
         own = tok.reading(self.locale)
 
         def matches(r: Reading) -> bool:
@@ -271,6 +402,8 @@ class _Auditor:
         exp_text = fmt(expected) + ("%" if tok.percent else "")
         if used.precision is not None and used.precision != 1 and expected != fact.exact:
             exp_text += f" ({fmt(fact.exact)} rounded to {fmt(used.precision)})"
+        if note_extra and kind != "ok":
+            note = f"{note}; {note_extra}" if note else note_extra
         f = Finding(self.name, tok.line, tok.column, tok.text, self.show(tok, used),
                     self.show(tok, own), self.locale, fact.clause, fact.key, exp_text, kind,
                     "value", note, self.context(tok.line, tok.column, len(tok.text)))
@@ -278,6 +411,23 @@ class _Auditor:
         self.report.numbers.append(NumberRead(tok.line, tok.column, tok.text, f.value,
                                               f.value_locale, role or fact.key, fact.clause, kind))
         return f
+
+    def judge_formula(self, lineno: int, f: Formula, fact: Fact, role: str) -> Finding:
+        got = f.value
+        want = float(fact.exact)
+        ok = math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
+        kind = "ok" if ok else "mismatch"
+        col = f.start + 1
+        value = f"{f.expr} = {_num(got)}"
+        note = "" if ok else (f"the text's formula {f.text!r} is {_num(got)} with the spec's "
+                              f"values; {fact.key} is {fact.expr or fact.key} = {fmt(fact.exact)}")
+        finding = Finding(self.name, lineno, col, f.text, value, value, self.locale, fact.clause,
+                          fact.key, fmt(fact.exact), kind, "formula", note,
+                          self.context(lineno, col, len(f.text)))
+        self.report.findings.append(finding)
+        self.report.numbers.append(NumberRead(lineno, col, f.text, _num(got), _num(got), role,
+                                              fact.clause, kind))
+        return finding
 
     def range_check(self, tok: Token, limit_fact: str, role: str) -> None:
         """An index or example id: must lie in 0 .. fact - 1."""
@@ -315,28 +465,12 @@ class _Auditor:
         best, best_d = None, None
         low = sentence.casefold()
         for f in cands:
-            for kw in self.rules["keywords"].get(f.key, {}).get(self.lang, []):
+            for kw in self.words.keywords.get(f.key, []):
                 for m in re.finditer(re.escape(kw.casefold()), low):
                     d = abs(m.start() - pos_in_sentence)
                     if best_d is None or d < best_d:
                         best, best_d = f, d
         return best or cands[0]
-
-    def dimension_hint(self, line: str, start: int, end: int) -> Fact | None:
-        before, after = line[max(0, start - 8):start].casefold(), line[end:end + 14].casefold()
-        best, best_d = None, None
-        for key, per_lang in self.rules["dimension_hints"].items():
-            for hint in per_lang.get(self.lang, []):
-                h = hint.casefold()
-                i = after.find(h)
-                if i >= 0 and (best_d is None or i < best_d):
-                    best, best_d = self.facts[key], i
-                j = before.rfind(h)
-                if j >= 0:
-                    d = len(before) - (j + len(h))
-                    if best_d is None or d < best_d:
-                        best, best_d = self.facts[key], d
-        return best
 
     # -- the walk -------------------------------------------------------------------------
     def run(self) -> DocReport:
@@ -354,8 +488,11 @@ class _Auditor:
                 header_next = False
                 continue
             header_next = True
-            self.prose(lineno, line, section, self.lines[lineno - 2].strip() if lineno > 1 else "")
-        self.init_scale()
+            self.prose(lineno, line, section, self.lines[lineno - 2].strip() if lineno > 1 else "",
+                       heading=bool(sid))
+        self.unstated_claims()
+        if not self.init_seen:
+            self.init_missing()
         self.report.findings.sort(key=lambda f: (f.line or 0, f.column or 0))
         self.report.numbers.sort(key=lambda n: (n.line, n.column))
         return self.report
@@ -416,14 +553,442 @@ class _Auditor:
                     self.judge(tok, fact, f"table: {fact.key}")
 
     # prose ------------------------------------------------------------------------------
-    def prose(self, lineno: int, line: str, section: str | None, prev: str) -> None:
-        """Run the prose rules (PROSE_RULES, in order) over one line; a number one rule has
-        read is not read again by a later one."""
+    def prose(self, lineno: int, line: str, section: str | None, prev: str,
+              heading: bool = False) -> None:
+        """One line of running text: the numbers its shape gives away (READERS), then each
+        sentence's claims: formulas, ranges, numbers with their units, terms."""
         ln = _Line(lineno, line, section, prev)
-        for rule in PROSE_RULES:
-            if rule.lang in (None, self.lang):
-                rule.read(self, ln)
+        for reader in READERS:
+            if reader.lang in (None, self.lang):
+                reader.read(self, ln)
+        prev_span = None
+        for s0, sent in _sentences(line):
+            s = _Sentence(lineno, line, s0, s0 + len(sent), section, prev_span)
+            self.sentence(ln, s, heading)
+            prev_span = (s.start, s.end)
 
+    def sentence(self, ln: "_Line", s: "_Sentence", heading: bool) -> None:
+        mentions = self.mentions(ln, s)
+        init_here = (not heading and self.clause_source.get(self.init_clause) == s.section
+                     and s.section is not None and self.words.init_topic is not None
+                     and self.words.init_topic.search(s.text) is not None)
+        if init_here:
+            mentions = self.init_scale(s, mentions)
+        mentions = self.ranges(s, mentions)
+        for m in mentions:
+            self.bind_and_judge(s, m)
+        if not heading:
+            self.claims(s)
+
+    def mentions(self, ln: "_Line", s: "_Sentence") -> list[_Mention]:
+        """The numbers and formulas of sentence `s` that no shape reader took, left to right."""
+        out: list[_Mention] = []
+        text = s.text
+        for f in self.formulas.find(text):
+            span = (s.start + f.start, s.start + f.end)
+            if not ln.free(span):
+                continue
+            f = Formula(span[0], span[1], f.text, f.expr, f.value)
+            out.append(_Mention(span[0], span[1], f.text, formula=f))
+            ln.take(span)
+        for m in _SHAPE.finditer(text):
+            span = (s.start + m.start(), s.start + m.end())
+            if ln.free(span):
+                self.shape_tuple(s, m)
+                ln.take(span)
+        if self.lang == "ko":
+            for m in KOREAN_AMOUNT.finditer(text):
+                span = (s.start + m.start(), s.start + m.end())
+                if ln.free(span):
+                    out.append(_Mention(*span, m.group(), tok=self.token(ln.no, span[0], m.group())))
+                    ln.take(span)
+        for m in self.number_re.finditer(text):
+            span = (s.start + m.start(), s.start + m.end())
+            if not ln.free((s.start + m.start("n"), s.start + m.end("n"))):
+                continue
+            if m.group("pct"):
+                tok = self.token(ln.no, span[0], m.group(), m.group("n"), percent=True)
+            elif m.group("bytes"):
+                tok = self.token(ln.no, span[0], m.group(), m.group("n"), m.group("bytes"),
+                                 scale=self.byte_scales[m.group("bytes")])
+                tok.scale_word = "bytes:" + m.group("bytes")
+            else:
+                tok = self.token(ln.no, span[0], m.group(), m.group("n"), m.group("scale") or "")
+            out.append(_Mention(*span, m.group(), tok=tok))
+            ln.take(span)
+        for w in read_number_words(text, self.lang):
+            span = (s.start + w.start, s.start + w.end)
+            if ln.free(span):
+                out.append(_Mention(*span, w.text, tok=self.word_token(ln.no, span[0], w.text,
+                                                                         w.value, w.precision)))
+                ln.take(span)
+        return sorted(out, key=lambda m: m.start)
+
+    # binding ----------------------------------------------------------------------------
+    def unit_of(self, s: "_Sentence", start: int, end: int,
+                before: bool = True) -> tuple[str, int] | None:
+        """(unit, position) of the word that says what the number at [start, end) counts: right
+        after it, or right before it, with only fillers and connectors between."""
+        line = s.line
+        best = None
+        for unit, rx in self.words.units.items():
+            if rx is None:
+                continue
+            m = rx.search(line, end, min(s.end, end + 40))
+            if m and self._glue(line, end, m.start()):
+                key = (m.start(), -(m.end() - m.start()))
+                if best is None or key < best[2]:
+                    best = (unit, m.start(), key)
+        if best or not before:
+            return best[:2] if best else None
+        for unit, rx in self.words.units.items():
+            if rx is None:
+                continue
+            for m in rx.finditer(line, max(s.start, start - 40), start):
+                if self._glue(line, m.end(), start) and (best is None or m.end() > best[1]):
+                    best = (unit, m.end())
+        return best
+
+    def _glue(self, line: str, a: int, b: int) -> bool:
+        if b < a:
+            return False
+        gap = line[a:b]
+        return len(gap) <= 16 and self.words.glue.fullmatch(gap) is not None
+
+    def symbol_before(self, s: "_Sentence", start: int) -> str | None:
+        """The model field a symbol right before the number names ("T tot 1024")."""
+        best = None
+        for m in self.words.symbol.finditer(s.line, max(s.start, start - 24), start):
+            if self._glue(s.line, m.end(), start) and m.end() < start:
+                best = m
+        return self.words.symbols[best.group()] if best else None
+
+    def owner_of(self, s: "_Sentence", start: int, end: int) -> str | None:
+        """The nearest owner word in the number's clause, else in its sentence."""
+        a, b = s.start, s.end
+        for m in _CLAUSE_END.finditer(s.line, s.start, s.end):
+            if m.end() <= start:
+                a = m.end()
+            elif m.start() >= end:
+                b = m.start()
+                break
+        for lo, hi in ((a, b), (s.start, s.end)):
+            best, best_d = None, None
+            for owner, rx in self.words.owners.items():
+                if rx is None:
+                    continue
+                for m in rx.finditer(s.line, lo, hi):
+                    if m.start() < end and start < m.end():
+                        continue
+                    d = start - m.end() if m.end() <= start else m.start() - end
+                    if best_d is None or d < best_d:
+                        best, best_d = owner, d
+            if best:
+                return best
+        return None
+
+    def fact_for(self, unit: str, owner: str | None, value: Decimal | None,
+                 section: str | None) -> tuple[Fact | None, str]:
+        """The fact a count of `unit` owned by `owner` states, and how it was chosen."""
+        unit_key = "params" if unit == "bytes" else unit
+        for b in self.words.bindings:
+            if b["unit"] == unit_key and b.get("owner", owner) == owner \
+                    and b["quantity"] in self.facts:
+                return (self.facts[b["quantity"]],
+                        f"{b['quantity']} ({unit} of the {owner})" if "owner" in b
+                        else f"{b['quantity']} ({unit})")
+        cands = [self.facts[b["quantity"]] for b in self.words.bindings
+                 if b["unit"] == unit_key and b["quantity"] in self.facts]
+        here = [f for f in cands if f.source == section]
+        if len(here) == 1:
+            return here[0], f"{here[0].key} ({unit}, the section's own)"
+        best = self.nearest(here or cands, value)
+        where = "in the section" if here else "in the document"
+        return best, f"{best.key} ({unit}, nearest {where})" if best else ""
+
+    def bind_and_judge(self, s: "_Sentence", m: _Mention) -> None:
+        tok = m.tok
+        if tok is not None and tok.percent:
+            cands = self.section_candidates("percent", s.section)
+            fact = self.keyword_choice(cands, s.text, m.start - s.start)
+            self.judge(tok, fact, f"share: {fact.key}")
+            return
+        value = m.value if m.formula is not None else self.magnitude(tok)
+        byte_scaled = tok is not None and tok.scale_word.startswith("bytes:")
+        if byte_scaled:
+            tok.scale_word = ""
+        sym = self.symbol_before(s, m.start)
+        if sym is not None and sym in self.facts:
+            fact, how = self.facts[sym], f"{sym} (named by its symbol)"
+            unit = None
+        else:
+            small = value is not None and value < 100
+            u = self.unit_of(s, m.start, m.end, before=not small)
+            unit = "bytes" if byte_scaled else (u[0] if u else None)
+            fact, how = (None, "")
+            if unit is not None:
+                owner = self.owner_of(s, m.start, m.end)
+                fact, how = self.fact_for(unit, owner, value if unit != "bytes" else
+                                          (value / self.itemsize if value else value), s.section)
+        if fact is None:
+            if m.formula is not None:
+                self.report.numbers.append(NumberRead(s.no, m.start + 1, m.text,
+                                                      _num(m.formula.value), _num(m.formula.value),
+                                                      "formula not about a fact of the spec"))
+                return
+            if value is None or value < 100:
+                self.listed(tok, "small number, not about the model (activity, block, position...)")
+                return
+            if value >= 10000:
+                fact = self.nearest(self.section_candidates("count", s.section), value)
+                how = "count, by magnitude (no unit)"
+            else:
+                fact = self.nearest([self.facts[k] for k in ("vocab_size", "d_model",
+                                                             "context_length")], value, 1.5)
+                how = "dimension, by magnitude (no unit)"
+            if fact is None:
+                self.listed(tok, "not matched to a fact of the spec")
+                return
+        if unit == "bytes":
+            fact = Fact(f"{fact.key} in bytes", fact.clause, fact.exact * self.itemsize,
+                        fact.kind, fact.source, f"{fact.expr or fact.key} * {self.itemsize}")
+            how = f"bytes: {fact.expr} ({self.spec.model.dtype})"
+        if m.formula is not None:
+            self.judge_formula(s.no, m.formula, fact, how or fact.key)
+        else:
+            extra = ""
+            if unit == "bytes":
+                extra = (f"{self.spec.model.dtype} takes {self.itemsize} bytes per parameter: "
+                         f"{fmt(fact.exact / self.itemsize)} parameters are {fmt(fact.exact)} bytes")
+            self.judge(tok, fact, how or fact.key, extra)
+
+    def shape_tuple(self, s: "_Sentence", m: re.Match) -> None:
+        """A shape written as numbers, "(1024, 768)-matrix": rows of the table (or of the
+        result) it belongs to, and d_model."""
+        a0, b0 = s.start + m.start("a"), s.start + m.start("b")
+        ta, tb = self.token(s.no, a0, m.group("a")), self.token(s.no, b0, m.group("b"))
+        owners = {o for o, rx in self.words.owners.items()
+                  if rx is not None and rx.search(s.line, s.start, s.end)}
+        # the sum of token and position vectors, or a result, has a row per position
+        rows = ("context_length" if "result" in owners or {"token", "position"} <= owners
+                else "vocab_size" if "token" in owners
+                else "context_length" if "position" in owners else None)
+        fa = self.facts.get(rows) if rows else self.nearest(
+            [self.facts["vocab_size"], self.facts["context_length"]], self.magnitude(ta))
+        if fa is None:
+            self.listed(ta, "shape: rows of no table the sentence names")
+        else:
+            self.judge(ta, fa, f"shape (rows): {fa.key}")
+        self.judge(tb, self.facts["d_model"], "shape (columns): d_model")
+
+    # ranges -----------------------------------------------------------------------------
+    def ranges(self, s: "_Sentence", mentions: list[_Mention]) -> list[_Mention]:
+        """"ids 0 tot en met 8448", "ID 0부터 8448까지": a range of indices must run 0..limit-1
+        (inclusive) or 0..limit (exclusive). Returns the mentions no range took."""
+        out, i = [], 0
+        w = self.words
+        while i < len(mentions):
+            a = mentions[i]
+            b = mentions[i + 1] if i + 1 < len(mentions) else None
+            kind = None
+            if b is not None and a.tok is not None and b.tok is not None:
+                gap = s.line[a.end:b.start].strip()
+                if gap and w.range_incl is not None and w.range_incl.fullmatch(gap):
+                    kind = "inclusive"
+                elif gap and w.range_excl is not None and w.range_excl.fullmatch(gap):
+                    kind = "exclusive"
+            subject = self.range_subject(s, a.start) if kind else None
+            if subject is None:
+                out.append(a)
+                i += 1
+                continue
+            self.judge_range(s, a, b, subject, kind)
+            i += 2
+        return out
+
+    def range_subject(self, s: "_Sentence", start: int) -> str | None:
+        best, best_d = None, None
+        for key, rx in self.words.range_subjects.items():
+            if rx is None or key not in self.facts:
+                continue
+            for m in rx.finditer(s.line, max(s.start, start - 40), start):
+                d = start - m.end()
+                if best_d is None or d < best_d:
+                    best, best_d = key, d
+        return best
+
+    def judge_range(self, s: "_Sentence", a: _Mention, b: _Mention, subject: str,
+                    kind: str) -> None:
+        fact = self.facts[subject]
+        lo, hi = self.preferred(a.tok).value, self.preferred(b.tok).value
+        want_hi = fact.exact - 1 if kind == "inclusive" else fact.exact
+        ok = lo == 0 and hi == want_hi
+        text = s.line[a.start:b.end]
+        exp = f"0..{fmt(want_hi)}" + (" (inclusive)" if kind == "inclusive" else " (exclusive)")
+        note = "" if ok else (f"indices of {subject} = {fmt(fact.exact)} run 0..{fmt(fact.exact - 1)} "
+                              f"(0-based); the text gives {fmt(lo)}..{fmt(hi)} ({kind})")
+        got = f"{fmt(lo)}..{fmt(hi)}"
+        self.report.findings.append(Finding(
+            self.name, s.no, a.start + 1, text, got, got, self.locale, fact.clause,
+            f"range of {subject}", exp, "ok" if ok else "mismatch", "range", note,
+            self.context(s.no, a.start + 1, len(text))))
+        for m in (a, b):
+            self.report.numbers.append(NumberRead(s.no, m.start + 1, m.text,
+                                                  self.show(m.tok, self.preferred(m.tok)),
+                                                  self.show(m.tok, m.tok.reading(self.locale)),
+                                                  f"range of {subject} ({exp})", fact.clause,
+                                                  "ok" if ok else "mismatch"))
+
+    # claims in prose --------------------------------------------------------------------
+    def claims(self, s: "_Sentence") -> None:
+        text, line = s.text, s.line
+        window = line[s.prev[0]:s.end] if s.prev else text
+        for claim, subject, values in self.words.claims:
+            clause = claim["clause"]
+            if not self._has_clause(clause):
+                continue
+            want = self.spec_value(claim)
+            if want is None:
+                continue
+            hits = []
+            for value, rx in values.items():
+                if rx is None:
+                    continue
+                for m in rx.finditer(line, s.start, s.end):
+                    hits.append((m.start(), -(m.end() - m.start()), m.end(), value))
+            if not hits:
+                continue
+            if subject is not None and not subject.search(window):
+                continue
+            chosen, last_end = [], -1
+            for start, _, end, value in sorted(hits):
+                if start >= last_end:
+                    chosen.append((start, end, value))
+                    last_end = end
+            reported = False
+            for start, end, value in chosen:
+                negated = self.negated(s, start, end)
+                states = (value == want) != negated
+                if states:
+                    self.asserted.setdefault(claim["id"], []).append(s.no)
+                    continue
+                if reported:
+                    continue
+                reported = True
+                said = ("not " if negated else "") + value
+                self.report.findings.append(Finding(
+                    self.name, s.no, start + 1, line[start:end], said, said, self.locale, clause,
+                    claim["id"], want, "mismatch", "claim",
+                    f"the sentence says {said!r} ({line[start:end]!r}) about "
+                    f"{claim['id'].replace('-', ' ')}; the spec says {want!r} "
+                    f"({clause}: {self._statement(clause)})",
+                    self.context(s.no, start + 1, end - start)))
+
+    def negated(self, s: "_Sentence", start: int, end: int) -> bool:
+        w = self.words
+        if w.neg_before is not None:
+            before = s.line[max(s.start, start - 24):start]
+            words = before.split()
+            tail = " ".join(words[-3:])
+            if w.neg_before.search(tail):
+                return True
+        if w.neg_after is not None:
+            after = s.line[end:min(s.end, end + 14)]
+            stop = re.search(r"[,;:]", after)
+            if w.neg_after.search(after[:stop.start()] if stop else after):
+                return True
+        return False
+
+    def spec_value(self, claim: dict) -> str | None:
+        if "value" in claim:
+            return claim["value"]
+        v = getattr(self.spec.model, claim["field"], None)
+        if v is None:
+            return None
+        return str(v).lower() if isinstance(v, bool) else str(v)
+
+    def _has_clause(self, clause: str) -> bool:
+        return clause in self.clause_source
+
+    def _statement(self, clause: str) -> str:
+        c = self.spec.clause(clause)
+        return c.statement_in(self.lang) if hasattr(c, "statement_in") else c.statement
+
+    def unstated_claims(self) -> None:
+        sections = self.section_lines()
+        for claim, _, _ in self.words.claims:
+            if not claim.get("required") or not self._has_clause(claim["clause"]):
+                continue
+            src = self.clause_source[claim["clause"]]
+            lines = [n for n, text in sections.get(src, []) if text.strip()] if src else []
+            if not lines:
+                continue
+            said = [n for n in self.asserted.get(claim["id"], []) if n in lines]
+            if said:
+                continue
+            want = self.spec_value(claim)
+            where = f"lines {lines[0]}-{lines[-1]}" if len(lines) > 1 else f"line {lines[0]}"
+            self.report.findings.append(Finding(
+                self.name, lines[0], 1, f"section {src!r} ({where})", "-", "-", self.locale,
+                claim["clause"], claim["id"], want, "unverified", "claim",
+                f"no sentence of section {src!r} ({where}) states {want!r} "
+                f"({claim['clause']}: {self._statement(claim['clause'])})", ""))
+
+    # the init scale --------------------------------------------------------------------
+    def init_scale(self, s: "_Sentence", mentions: list[_Mention]) -> list[_Mention]:
+        """A sentence about the init in its clause's section: the scale it states (a formula,
+        or a number after a std/variance word) against the spec's init std."""
+        self.init_seen = True
+        clause_id = self.init_clause
+        m = self.spec.model
+        fact = f"std = {m.init_std_expr} = {m.init_std:.6g}"
+        stated = _scale_in(self, s.line, s.start, s.end, mentions)
+        if stated is None:
+            self.report.findings.append(Finding(
+                self.name, s.no, s.start + 1, s.text.strip()[:60], "-", "-", self.locale,
+                clause_id, "init std", fact, "unverified", "phrase",
+                "the sentence names the distribution but no scale the audit recognises",
+                self.context(s.no, s.start + 1, 60)))
+            return mentions
+        used, std_expr, std, words, col = stated
+        kind, value, note = self.judge_scale(std_expr, std, words)
+        self.report.findings.append(Finding(
+            self.name, s.no, col + 1, words, value, value, self.locale, clause_id, "init std",
+            fact, kind, "phrase", note, self.context(s.no, col + 1, len(words))))
+        return [x for x in mentions if x is not used]
+
+    def init_missing(self) -> None:
+        try:
+            clause = self.spec.clause(self.init_clause)
+        except KeyError:
+            return
+        m = self.spec.model
+        self.report.findings.append(Finding(
+            self.name, None, None, "", "-", "-", self.locale, self.init_clause, "init std",
+            f"std = {m.init_std_expr} = {m.init_std:.6g}", "unverified", "phrase",
+            f"no sentence in section {clause.source!r} mentions the distribution"))
+
+    def judge_scale(self, expr: str, std: float, text: str) -> tuple[str, str, str]:
+        m = self.spec.model
+        value = f"{expr} = {std:.6g}" if not _is_plain_number(expr) else f"{std:g}"
+        if math.isclose(std, m.init_std, rel_tol=1e-9):
+            return "ok", value, ""
+        return "mismatch", value, (f"the text gives the init std as {text!r} ({value} at "
+                                   f"d_model = {m.d_model}); the spec's init std is "
+                                   f"{m.init_std_expr} = {m.init_std:.6g}")
+
+    def section_lines(self) -> dict[str | None, list[tuple[int, str]]]:
+        section = None
+        by_section: dict[str | None, list[tuple[int, str]]] = {}
+        for lineno, line in enumerate(self.lines, 1):
+            sid = self.headings.get(_norm_heading(line.strip())) if line.strip() else None
+            if sid:
+                section = sid
+                continue
+            by_section.setdefault(section, []).append((lineno, line))
+        return by_section
+
+    # shape readers (READERS) -------------------------------------------------------------
     def _names(self, ln: "_Line") -> None:
         for m in re.finditer(rf"(?<![\w-])[A-Za-z][A-Za-z]*-(?P<n>{LITERAL})(?P<suf>[A-Za-z]?)",
                              ln.text):
@@ -487,50 +1052,6 @@ class _Auditor:
             for g in "abc":
                 ln.take(m.span(g))
 
-    def _korean_amounts(self, ln: "_Line") -> None:
-        for m in KOREAN_AMOUNT.finditer(ln.text):
-            if ln.free(m.span()):
-                self.count(self.token(ln.no, m.start(), m.group()), ln.section)
-                ln.take(m.span())
-
-    def _percentages(self, ln: "_Line") -> None:
-        for m in re.finditer(rf"(?P<n>{LITERAL})\s?%", ln.text):
-            if not ln.free(m.span("n")):
-                continue
-            tok = self.token(ln.no, m.start(), m.group(), m.group("n"), percent=True)
-            cands = self.section_candidates("percent", ln.section)
-            sent_start, sentence = _sentence_at(ln.text, m.start())
-            fact = self.keyword_choice(cands, sentence, m.start() - sent_start)
-            self.judge(tok, fact, f"share: {fact.key}")
-            ln.take(m.span())
-
-    def _scaled_counts(self, ln: "_Line") -> None:
-        for m in re.finditer(rf"(?P<n>{LITERAL}){self.scale_re}", ln.text):
-            if not m.group("scale") or not ln.free(m.span("n")):
-                continue
-            self.count(self.token(ln.no, m.start(), m.group(), m.group("n"), m.group("scale")),
-                       ln.section)
-            ln.take(m.span())
-
-    def _bare_numbers(self, ln: "_Line") -> None:
-        for m in re.finditer(rf"(?<![\w.,]){LITERAL}(?![.,]?\d)", ln.text):
-            if not ln.free(m.span()):
-                continue
-            tok = self.token(ln.no, m.start(), m.group())
-            mag = self.magnitude(tok)
-            if mag is None or mag < 100:
-                self.listed(tok, "small number, not about the model (activity, block, position...)")
-            elif mag >= 10000:
-                self.count(tok, ln.section)
-            else:
-                fact = self.dimension_hint(ln.text, m.start(), m.end()) or self.nearest(
-                    [self.facts[k] for k in ("vocab_size", "d_model", "context_length")], mag, 1.5)
-                if fact is None:
-                    self.listed(tok, "not matched to a fact of the spec")
-                else:
-                    self.judge(tok, fact)
-            ln.take(m.span())
-
     def term_token(self, lineno: int, start: int, text: str) -> Token:
         if KOREAN_AMOUNT.fullmatch(text):
             return self.token(lineno, start, text)
@@ -579,109 +1100,97 @@ class _Auditor:
             + (f", which rounds to {fmt(want)}" if want != own_sum else "")
             + f"; the text says {fmt(rc.value)}", self.context(a.line, a.column, len(text))))
 
-    # the init scale --------------------------------------------------------------------
-    def init_scale(self) -> None:
-        """Sentences about the init distribution, in its clause's section: the std they state
-        (``init_scale.scales`` in the rules) against the spec's init std."""
-        rule = self.rules.get("init_scale")
-        if not rule:
-            return
-        clause_id = rule["clause"]
-        try:
-            clause = self.spec.clause(clause_id)
-        except KeyError:
-            return
-        m = self.spec.model
-        fact = f"std = {m.init_std_expr} = {m.init_std:.6g}"
-        topics = [t.casefold() for t in rule["topic"].get(self.lang, [])]
-        scales = init_scales(rule, self.lang)
-        seen_topic = False
-        for lineno, line in self.section_lines().get(clause.source, []):
-            for s0, sentence in _sentences(line):
-                if not any(t in sentence.casefold() for t in topics):
-                    continue
-                seen_topic = True
-                stated = _first_scale(scales, sentence)
-                if stated is None:
-                    col, text = s0 + 1, sentence.strip()[:60]
-                    kind, value, note = ("unverified", "-", "the sentence names the distribution "
-                                         "but no scale the audit recognises")
-                else:
-                    expr, hit = stated
-                    col, text = s0 + hit.start() + 1, hit.group()
-                    kind, value, note = self.judge_scale(expr, text)
-                self.report.findings.append(Finding(
-                    self.name, lineno, col, text, value, value, self.locale, clause_id,
-                    "init std", fact, kind, "phrase", note, self.context(lineno, col, len(text))))
-        if not seen_topic:
-            self.report.findings.append(Finding(
-                self.name, None, None, "", "-", "-", self.locale, clause_id, "init std", fact,
-                "unverified", "phrase",
-                f"no sentence in section {clause.source!r} mentions the distribution"))
 
-    def judge_scale(self, expr: str, text: str) -> tuple[str, str, str]:
-        """(kind, value, note) for a sentence that states the std as `expr` (or a number)."""
-        m = self.spec.model
-        try:
-            std = evaluate(expr, m.fields())
-        except (ValueError, ZeroDivisionError, OverflowError):
-            return "unverified", "-", f"cannot evaluate the scale {expr!r}"
-        value = f"{expr} = {std:.6g}" if not is_number(expr) else f"{std:g}"
-        if math.isclose(std, m.init_std, rel_tol=1e-9):
-            return "ok", value, ""
-        return "mismatch", value, (f"the text gives the init std as {text!r} ({value} at "
-                                   f"d_model = {m.d_model}); the spec's init std is "
-                                   f"{m.init_std_expr} = {m.init_std:.6g}")
-
-    def section_lines(self) -> dict[str | None, list[tuple[int, str]]]:
-        section = None
-        by_section: dict[str | None, list[tuple[int, str]]] = {}
-        for lineno, line in enumerate(self.lines, 1):
-            sid = self.headings.get(_norm_heading(line.strip())) if line.strip() else None
-            if sid:
-                section = sid
+def _scale_in(aud: "_Auditor", line: str, a: int, b: int, mentions: list[_Mention]):
+    """(mention used or None, std expression, std value, words, column) of the init scale the
+    text line[a:b] states first, or None. A formula or a number after a std/variance word; a
+    variance ("variantie 1/d_model", N(0, 1/d_model)) is turned into its std."""
+    w = aud.words
+    cands = []
+    for m in mentions:
+        if m.formula is not None:
+            cands.append((m.start, m, m.formula.expr, m.formula.value, m.end))
+        elif m.tok is not None and not m.tok.percent:
+            r = aud.preferred(m.tok)
+            if r.value is None:
                 continue
-            by_section.setdefault(section, []).append((lineno, line))
-        return by_section
+            # a bare number states a scale only right after a std/variance word
+            near = any(rx is not None and any(aud._glue(line, x.end(), m.start)
+                                              for x in rx.finditer(line, a, m.start))
+                       for rx in w.measures.values())
+            if near:
+                cands.append((m.start, m, format(r.value.normalize(), "f"), float(r.value), m.end))
+    if not cands:
+        return None
+    start, used, expr, value, end = min(cands, key=lambda c: c[0])
+    measure = None
+    notation = _N_NOTATION.search(line, a, b)
+    if notation and notation.start("v") <= start < notation.end() + 1:
+        measure = "variance"
+    if measure is None:
+        best_d = None
+        for name, rx in w.measures.items():
+            if rx is None:
+                continue
+            for x in rx.finditer(line, a, b):
+                d = start - x.end() if x.end() <= start else x.start() - end
+                if d >= 0 and (best_d is None or d < best_d or (d == best_d and name == "variance")):
+                    measure, best_d = name, d
+    measure = measure or "std"
+    words = line[start:end]
+    if measure == "variance":
+        if value < 0:
+            return None
+        std = math.sqrt(value)
+        std_expr = f"sqrt({expr})"
+        if std_expr.replace(" ", "") == "sqrt(1/d_model)":
+            std_expr = "1/sqrt(d_model)"
+    else:
+        std, std_expr = value, expr
+    return used, std_expr.replace(" ", ""), std, words, start
 
 
-def init_scales(rule: dict, lang: str) -> list[tuple[str, re.Pattern]]:
-    """(std expression, pattern) for each init-scale phrase of `lang` in the rules."""
-    return [(s["std"], re.compile(p, re.I)) for s in rule["scales"]
-            for p in s["patterns"].get("all", []) + s["patterns"].get(lang, [])]
+def _is_plain_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _num(x: float) -> str:
+    return fmt(int(x)) if float(x).is_integer() and abs(x) < 1e18 else f"{x:.6g}"
+
+
+def _itemsize(dtype: str) -> int:
+    import numpy as np
+    try:
+        return int(np.dtype(dtype).itemsize)
+    except TypeError:
+        return 4
 
 
 def stated_init_std(text: str, spec: Spec, lang: str = "en", rules: dict | None = None):
     """(std expression, its value at the spec's d_model, the words) for the init scale `text`
-    states first, or None when it states none the rules know."""
-    hit = _first_scale(init_scales((rules or load_rules())["init_scale"], lang), text)
+    states first (a formula or a number next to a std/variance word), or None when it states
+    none. The spec audit reads clause statements with this, as the docs audit reads a text."""
+    aud = _Auditor(text, spec, lang if lang in LOCALES else "en", "<statement>", False, rules)
+    w = aud.words
+    if not any(rx is not None and rx.search(text) for rx in w.measures.values()) \
+            and not _N_NOTATION.search(text):
+        return None
+    ln = _Line(1, text, None, "")
+    s = _Sentence(1, text, 0, len(text), None, None)
+    hit = _scale_in(aud, text, 0, len(text), aud.mentions(ln, s))
     if hit is None:
         return None
-    expr, m = hit
-    try:
-        return expr, evaluate(expr, spec.model.fields()), m.group()
-    except (ValueError, ZeroDivisionError, OverflowError):
-        return None
-
-
-def _first_scale(scales: list[tuple[str, re.Pattern]], sentence: str):
-    """(std expression, match) of the scale stated first in `sentence` (longest on a tie)."""
-    hits = []
-    for expr, pattern in scales:
-        m = pattern.search(sentence)
-        if m:
-            if expr == "number":
-                expr = m.group("n").replace(",", ".")
-            hits.append((m.start(), -len(m.group()), expr, m))
-    if not hits:
-        return None
-    _, _, expr, m = min(hits, key=lambda h: (h[0], h[1]))
-    return expr, m
+    _, expr, std, words, _ = hit
+    return expr, std, words
 
 
 @dataclass
 class _Line:
-    """One line of prose being read, and the spans of it that a rule has already read."""
+    """One line of prose being read, and the spans of it that a reader has already taken."""
 
     no: int
     text: str
@@ -697,31 +1206,24 @@ class _Line:
 
 
 @dataclass(frozen=True)
-class ProseRule:
-    """A kind of number in running text, and what it is checked against."""
+class ShapeReader:
+    """Numbers whose shape says what they are, read before the sentence's claims."""
 
     name: str
-    read: Callable[[_Auditor, _Line], None]
+    read: object
     lang: str | None = None       # None: every language
 
 
-#: The prose rules in the order they read a line (earlier rules claim their numbers first).
-PROSE_RULES: tuple[ProseRule, ...] = (
-    ProseRule("names (ANDREA-120M, GPT-2): listed, not checked", _Auditor._names),
-    ProseRule("citation years (Vaswani 2017): listed, not checked", _Auditor._citation_years),
-    ProseRule("matrix row labels (row 8448: [...): a row of the token table",
-              _Auditor._matrix_row_label),
-    ProseRule("subscripts (v_767, e_0_767): component and row indices", _Auditor._subscripts),
-    ProseRule("example token ids ([256, 1842, ...]): below V", _Auditor._example_ids),
-    ProseRule("sums (a + b = c): the quantity that is a sum, and the text's own sum",
-              _Auditor._sums),
-    ProseRule("Korean amounts (650만, 1억 2천만): parameter counts", _Auditor._korean_amounts,
-              lang="ko"),
-    ProseRule("percentages: the section's share quantities, by keyword", _Auditor._percentages),
-    ProseRule("counts with a scale word (6,5 miljoen, 0.79M): parameter counts",
-              _Auditor._scaled_counts),
-    ProseRule("bare numbers: counts (>= 10000), dimensions (>= 100) or small numbers",
-              _Auditor._bare_numbers),
+#: Numbers read by their shape, before the claims of each sentence (earlier readers first).
+READERS: tuple[ShapeReader, ...] = (
+    ShapeReader("names (ANDREA-120M, GPT-2): listed, not checked", _Auditor._names),
+    ShapeReader("citation years (Vaswani 2017): listed, not checked", _Auditor._citation_years),
+    ShapeReader("matrix row labels (row 8448: [...): a row of the token table",
+                _Auditor._matrix_row_label),
+    ShapeReader("subscripts (v_767, e_0_767): component and row indices", _Auditor._subscripts),
+    ShapeReader("example token ids ([256, 1842, ...]): below V", _Auditor._example_ids),
+    ShapeReader("sums (a + b = c): the quantity that is a sum, and the text's own sum",
+                _Auditor._sums),
 )
 
 
@@ -738,21 +1240,15 @@ def _sentences(line: str) -> list[tuple[int, str]]:
     return out
 
 
-def _sentence_at(line: str, index: int) -> tuple[int, str]:
-    for start, s in _sentences(line):
-        if start <= index < start + len(s):
-            return start, s
-    return 0, line
-
-
 # --------------------------------------------------------------------------- entry points
-def audit_text(text: str, spec: Spec, lang: str | None = None, name: str = "<text>") -> DocReport:
+def audit_text(text: str, spec: Spec, lang: str | None = None, name: str = "<text>",
+               lexicon: dict | None = None) -> DocReport:
     detected = lang in (None, "auto")
     if detected:
         lang = detect_language(text)
     if lang not in LOCALES:
         raise ValueError(f"--lang {lang!r}: expected one of {', '.join(LANGS)} or auto")
-    return _Auditor(text, spec, lang, name, detected).run()
+    return _Auditor(text, spec, lang, name, detected, lexicon).run()
 
 
 def audit_document(path: str | Path, spec: Spec, lang: str | None = None) -> DocReport:

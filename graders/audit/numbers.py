@@ -140,3 +140,246 @@ class Token:
 
     def reading(self, locale: str) -> Reading:
         return self.readings[locale]
+
+
+# --------------------------------------------------------------------------- numbers in words
+#: Dutch and English numeral morphemes: a word made only of these is a number word, which
+#: text2num reads ("zevenhonderdzevenenzestig" = 767). "en"/"een"/"one" alone are not numbers.
+_WORD_MORPHEMES = {
+    "nl": ("nul|één|eén|een|twee|drie|vier|vijf|zes|zeven|acht|negen|tien|elf|twaalf|dertien|"
+           "veertien|vijftien|zestien|zeventien|achttien|negentien|twintig|dertig|veertig|"
+           "vijftig|zestig|zeventig|tachtig|negentig|honderd|duizend|miljoen|miljard|en|ën"),
+    "en": ("zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+           "fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|"
+           "sixty|seventy|eighty|ninety|hundred|thousand|million|billion"),
+}
+_NOT_ALONE = {"nl": {"een", "één", "eén", "en", "ën"}, "en": {"one"}}
+_JOINERS = {"nl": {"en"}, "en": {"and"}}
+#: Scale words after which the trailing zeros of a number in words are not significant.
+_WORD_SCALES = {"nl": {"miljoen": 10 ** 6, "miljard": 10 ** 9},
+                "en": {"million": 10 ** 6, "billion": 10 ** 9}}
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+_MAX_WORD = 80
+
+
+@dataclass(frozen=True)
+class WordNumber:
+    """A number written in words: where it is in the text, its value and precision."""
+
+    start: int
+    end: int
+    text: str
+    value: Decimal
+    precision: Decimal
+
+
+def _precision(value: int, scales: dict[str, int], last_scale: str | None) -> Decimal:
+    if last_scale is None:
+        return Decimal(1)
+    unit = scales[last_scale]
+    mult = value // unit
+    zeros = len(str(mult)) - len(str(mult).rstrip("0")) if mult else 0
+    return Decimal(unit) * Decimal(10) ** zeros
+
+
+def _text2num(words: str, lang: str) -> int | None:
+    from text_to_num import text2num   # well-kept reader of Dutch and English number words
+    try:
+        return int(text2num(words, lang))
+    except (ValueError, TypeError):
+        return None
+
+
+def read_words_latin(text: str, lang: str) -> list[WordNumber]:
+    """Every number written in Dutch or English words in `text` (runs of numeral words joined
+    by spaces or hyphens, read by text2num), left to right. Linear in the text's length."""
+    morph = re.compile(rf"(?:{_WORD_MORPHEMES[lang]})+", re.I)
+    scales = _WORD_SCALES[lang]
+    out: list[WordNumber] = []
+    run: list[re.Match] = []
+
+    def flush() -> None:
+        while run and run[-1].group().lower() in _JOINERS[lang] | _NOT_ALONE[lang] - {"een"}:
+            run.pop()
+        while run and run[0].group().lower() in _JOINERS[lang]:
+            run.pop(0)
+        if not run:
+            return
+        words = [m.group().lower() for m in run]
+        if len(words) == 1 and words[0] in _NOT_ALONE[lang]:
+            run.clear()
+            return
+        phrase = " ".join(w.replace("-", " ") if lang == "en" else w for w in words)
+        value = _text2num(phrase, lang)
+        if value is None and len(run) > 1:      # "een zevenhonderd...": an article first
+            run.pop(0)
+            return flush()
+        if value is not None:
+            last = next((s for s in scales if words[-1].endswith(s)), None)
+            a, b = run[0].start(), run[-1].end()
+            out.append(WordNumber(a, b, text[a:b], Decimal(value),
+                                  _precision(value, scales, last)))
+        run.clear()
+
+    prev_end = 0
+    for m in _WORD.finditer(text):
+        w = m.group()
+        gap = text[prev_end:m.start()]
+        is_num = len(w) <= _MAX_WORD and all(morph.fullmatch(p) for p in w.split("-"))
+        joiner = w.lower() in _JOINERS[lang] and run
+        if run and (gap.strip() or "\n" in gap):
+            flush()
+        if is_num or joiner:
+            run.append(m)
+        else:
+            flush()
+        prev_end = m.end()
+    flush()
+    return out
+
+
+# Korean: Sino-Korean numerals (칠백육십칠, 팔천사백사십구, 칠백이십칠만, 일억 이천만) and native
+# numerals (하나, 스물셋, 아흔아홉; 한/두/세/네/스무 before a counter).
+KO_DIGITS = {"영": 0, "공": 0, "일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "육": 6, "륙": 6,
+             "칠": 7, "팔": 8, "구": 9}
+KO_NATIVE_UNITS = {"하나": 1, "한": 1, "둘": 2, "두": 2, "셋": 3, "세": 3, "넷": 4, "네": 4,
+                   "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9}
+KO_NATIVE_TENS = {"열": 10, "스물": 20, "스무": 20, "서른": 30, "마흔": 40, "쉰": 50,
+                  "예순": 60, "일흔": 70, "여든": 80, "아흔": 90}
+#: Words that may follow a Korean number (counters and particles): a numeral prefix followed by
+#: anything else is part of an ordinary word (사용, 이는, 구성).
+KO_SUFFIXES = ("", "개의", "개", "차원", "행", "열", "번째", "번", "가지", "의", "은", "는", "이",
+               "가", "을", "를", "로", "으로", "까지", "부터", "에", "와", "과", "만", "명",
+               "바이트", "퍼센트")
+_KO_SINO_CHARS = "".join(KO_DIGITS) + "".join(KOREAN_SMALL) + "".join(KOREAN_BIG)
+_KO_TOKEN = re.compile(r"[\uac00-\ud7a3]+")
+
+
+def read_sino_korean(s: str) -> int | None:
+    """The value of a Sino-Korean numeral ("칠백육십칠" = 767, "칠백이십칠만" = 7,270,000,
+    "일억이천만" = 120,000,000), or None when `s` is not one."""
+    if not s or any(ch not in _KO_SINO_CHARS for ch in s):
+        return None
+    total, group, digit = 0, 0, None
+    last_small, last_big = 10 ** 9, 10 ** 18
+    for ch in s:
+        if ch in KO_DIGITS:
+            if digit is not None:
+                return None
+            digit = KO_DIGITS[ch]
+        elif ch in KOREAN_SMALL:
+            u = KOREAN_SMALL[ch]
+            if u >= last_small or digit == 0:
+                return None
+            group += (1 if digit is None else digit) * u
+            digit, last_small = None, u
+        else:
+            b = KOREAN_BIG[ch]
+            if b >= last_big or digit == 0:
+                return None
+            g = group + (digit or 0)
+            total += (g or 1) * b
+            group, digit, last_small, last_big = 0, None, 10 ** 9, b
+    if digit == 0 and (total or group):
+        return None
+    return total + group + (digit or 0)
+
+
+def read_native_korean(s: str) -> int | None:
+    """The value of a native Korean numeral ("스물셋" = 23, "열" = 10), or None."""
+    for tens_word, tens in [("", 0), *KO_NATIVE_TENS.items()]:
+        if not s.startswith(tens_word):
+            continue
+        rest = s[len(tens_word):]
+        if not rest and tens:
+            return tens
+        if rest in KO_NATIVE_UNITS:
+            return tens + KO_NATIVE_UNITS[rest]
+    return None
+
+
+def read_words_korean(text: str) -> list[WordNumber]:
+    """Every number written in Korean words in `text`, left to right (linear in its length).
+
+    A word (a run of Hangul) is a number when a numeral prefix is followed by nothing or by a
+    counter or particle (KO_SUFFIXES). Sino-Korean numerals need two syllables or more (a lone
+    일/이/사 is far more often a word or a particle); groups ending in 만/억/조 may be followed
+    by the next group after a space ("일억 이천만"). Native numerals are read on their own
+    word ("하나", "스물셋") or, in their short forms (한, 두, 세, 네), before a counter word.
+    """
+    out: list[WordNumber] = []
+    toks = list(_KO_TOKEN.finditer(text))
+    i = 0
+    while i < len(toks):
+        m = toks[i]
+        word = m.group()
+        hit = _korean_word(word)
+        if hit is None:
+            nat = _native_before_counter(word, toks[i + 1].group() if i + 1 < len(toks) else "",
+                                         text[m.end():toks[i + 1].start()] if i + 1 < len(toks)
+                                         else "")
+            if nat is not None:
+                out.append(WordNumber(m.start(), m.end(), word, Decimal(nat), Decimal(1)))
+            i += 1
+            continue
+        value, used = hit
+        start, end = m.start(), m.start() + used
+        # "일억 이천만": a group ending in a big unit, a space, and the next group
+        while (used == len(word) and word[-1] in KOREAN_BIG and i + 1 < len(toks)
+               and text[m.end():toks[i + 1].start()] == " "):
+            nxt = _korean_word(toks[i + 1].group())
+            if nxt is None or nxt[0] >= 10 ** 4 * _smallest_big(word):
+                break
+            i += 1
+            m = toks[i]
+            word = m.group()
+            value, used = value + nxt[0], nxt[1]
+            end = m.start() + used
+        big = [b for ch, b in KOREAN_BIG.items() if text[start:end].endswith(ch)]
+        prec = Decimal(1)
+        if big:
+            mult = value // big[0]
+            zeros = len(str(mult)) - len(str(mult).rstrip("0")) if mult else 0
+            prec = Decimal(big[0]) * Decimal(10) ** zeros
+        out.append(WordNumber(start, end, text[start:end], Decimal(value), prec))
+        i += 1
+    return out
+
+
+def _smallest_big(word: str) -> int:
+    return KOREAN_BIG.get(word[-1], 1)
+
+
+def _korean_word(word: str) -> tuple[int, int] | None:
+    """(value, length of the numeral) when `word` is a Korean numeral plus a suffix."""
+    for cut in range(len(word), 0, -1):
+        num, suffix = word[:cut], word[cut:]
+        if suffix not in KO_SUFFIXES:
+            continue
+        v = read_native_korean(num)
+        if v is not None and num not in ("한", "두", "세", "네", "스무"):
+            return v, cut
+        if len(num) >= 2:
+            v = read_sino_korean(num)
+            if v is not None:
+                return v, cut
+    return None
+
+
+_KO_COUNTERS = ("개", "개의", "가지", "번째", "차원", "행", "열", "명", "번")
+
+
+def _native_before_counter(word: str, nxt: str, gap: str) -> int | None:
+    if word in ("한", "두", "세", "네", "스무") and gap == " " and nxt.startswith(_KO_COUNTERS):
+        return KO_NATIVE_UNITS.get(word) or KO_NATIVE_TENS.get(word)
+    return None
+
+
+def read_number_words(text: str, lang: str) -> list[WordNumber]:
+    """Every number written in words in `text` in language `lang` (nl, en: text2num; ko: the
+    reader above)."""
+    if lang == "ko":
+        return read_words_korean(text)
+    if lang in _WORD_MORPHEMES:
+        return read_words_latin(text, lang)
+    return []
