@@ -63,6 +63,8 @@ class _LocaleFormatter(string.Formatter):
         self.swap = _symbols(lang) if lang != "en" else {}
 
     def format_field(self, value, format_spec):
+        if isinstance(value, str) and format_spec and value in ("nan", "inf", "-inf"):
+            value = float(value)   # a number a report keeps as text (RFC 8259 JSON has no NaN)
         text = super().format_field(value, format_spec)
         if self.swap and not isinstance(value, bool) and (
                 isinstance(value, float) or (isinstance(value, int) and "," in format_spec)):

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .batch_reports import (check_columns, problem_of, similarity_html, write_feedback,
                             write_histogram_png, write_summary)
+from .formats import dumps, inert, inert_report
 from .grading import GraderError, Submission, load_submission, printable_name, spec_digest
 from .similarity import PAIR_THRESHOLD, python_text, similar_pairs
 from .sandbox import IsolationUnavailable, Limits, choose_mode
@@ -90,18 +91,20 @@ def graded(con: sqlite3.Connection, sha: str, spec_sha: str) -> bool:
 
 
 def record(con: sqlite3.Connection, report: dict, spec_sha: str) -> None:
+    report = inert_report(report)   # as grade() left it; a report from elsewhere (Dask) too
     groups = {g["id"]: g["score"] for g in report["groups"]}
     with con:
         con.execute("INSERT OR REPLACE INTO grades VALUES (?,?,?,?,?,?,?,?,?)", (
             report["sha256"], spec_sha, report["submission"], report["score"],
-            report["max_score"], json.dumps(groups), json.dumps(report),
+            report["max_score"], dumps(groups), dumps(report),
             time.strftime("%Y-%m-%dT%H:%M:%S"), report.get("execution_time", 0.0)))
 
 
 def record_problem(con, name: str, sha: str | None, spec_sha: str, message: str) -> None:
     with con:
         con.execute("INSERT INTO problems VALUES (?,?,?,?,?)",
-                    (name, sha, spec_sha, message, time.strftime("%Y-%m-%dT%H:%M:%S")))
+                    (inert(name), sha, spec_sha, inert(str(message))[:2000],
+                     time.strftime("%Y-%m-%dT%H:%M:%S")))
 
 
 # ----------------------------------------------------------------------------- one task
@@ -290,7 +293,8 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
         write_feedback(feedback_dir, rows, lang, feedback_format)
     if report_dir:
         write_summary(report_dir, rows, spec.title, pairs, lang)
-        (Path(report_dir) / "similarity.html").write_text(similarity_html(pairs, texts, lang),
+        shown = {n: inert(x) for n, x in texts.items()}   # the code as data, inert
+        (Path(report_dir) / "similarity.html").write_text(similarity_html(pairs, shown, lang),
                                                           encoding="utf-8")
     con.close()
     graded_scores = [r["score"] for r in rows if r.get("score") is not None]

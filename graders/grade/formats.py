@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 import xml.etree.ElementTree as ET
 
@@ -22,10 +23,13 @@ from .i18n import Translator
 
 FORMATS = ("text", "json", "gradescope", "junit")
 
-# C0 controls but tab and newline, DEL and C1 controls, bidi embeddings/overrides/isolates,
-# line/paragraph separators, lone surrogates and the two non-characters XML 1.0 refuses.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e"
-                     "\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+# C0 controls but tab and newline, DEL and C1 controls, bidi marks, embeddings, overrides and
+# isolates, zero-width characters and the byte-order mark (two names that look alike must
+# read differently), line/paragraph separators, lone surrogates (no UTF-8 encoder writes one:
+# a batch stopped at a message holding one) and the two non-characters XML 1.0 refuses.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e"
+                     "\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff\ufffe\uffff]")
+_NON_FINITE = {"nan": "nan", "inf": "inf", "-inf": "-inf"}
 
 
 def _escape_char(m: re.Match) -> str:
@@ -39,14 +43,29 @@ def inert(text: str) -> str:
 
 
 def inert_report(value):
-    """A copy of a report (or any part of one) whose strings, keys included, are inert."""
+    """A copy of a report (or any part of one) that every output can hold as it is: strings,
+    keys included, inert (see `inert`); floats that are not finite (NaN, infinities, which
+    RFC 8259 JSON cannot hold) as Python writes them, the strings "nan", "inf", "-inf"; keys
+    that are not strings as their text; tuples as lists. The one place where the words of a
+    submission become safe: grading.grade passes every report through it before anything
+    reads it (gradebook, formats, feedback, batch reports), and every renderer again."""
     if isinstance(value, str):
         return inert(value)
+    if isinstance(value, bool) or value is None or isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else _NON_FINITE[repr(value)]
     if isinstance(value, dict):
-        return {inert_report(k): inert_report(v) for k, v in value.items()}
+        return {inert(k if isinstance(k, str) else str(inert_report(k))): inert_report(v)
+                for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [inert_report(v) for v in value]
-    return value
+    return inert(str(value))
+
+
+def dumps(value, **options) -> str:
+    """RFC 8259 JSON of a report (or any part of one), inert: see `inert_report`."""
+    return json.dumps(inert_report(value), allow_nan=False, ensure_ascii=False, **options)
 
 
 def _section_title(spec_sections: dict, section: str, lang: str) -> str:
@@ -354,9 +373,9 @@ def text(report: dict, lang: str = "en", *, color: bool = False, width: int = 10
 
 def render(report: dict, fmt: str, lang: str = "en", *, color: bool = False) -> str:
     if fmt == "gradescope":
-        return json.dumps(gradescope(report, lang), indent=2, ensure_ascii=False) + "\n"
+        return dumps(gradescope(report, lang), indent=2) + "\n"
     if fmt == "json":
-        return json.dumps(as_json(report, lang), indent=2, ensure_ascii=False) + "\n"
+        return dumps(as_json(report, lang), indent=2) + "\n"
     if fmt == "junit":
         return junit(report, lang) + "\n"
     if fmt == "text":

@@ -32,6 +32,7 @@ from . import messages as M
 from . import scoring
 from .proxy import SubmissionProxy
 from .similarity import python_text, reference_flags
+from .formats import inert, inert_report
 from .sandbox import Limits, SandboxError, bwrap_not_refused, choose_mode, prepare
 
 GRADER_VERSION = "1"
@@ -161,9 +162,20 @@ def printable_name(name: str) -> str:
     not UTF-8 (which Python keeps as lone surrogates) shown as \\xff escapes."""
     name = name.replace("\\", "\\\\")  # so that no two names look the same (a\xff, a\\xff)
     try:
-        return os.fsencode(name).decode("utf-8", "backslashreplace")
+        name = os.fsencode(name).decode("utf-8", "backslashreplace")
     except UnicodeError:
-        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+        name = name.encode("utf-8", "backslashreplace").decode("utf-8")
+    # control characters, bidi and zero-width marks as escapes (formats.inert), and a space or
+    # other white space at either end as \x20-style escapes: " bob.py" never reads "bob.py"
+    name = inert(name)
+    core = name.strip()
+    if core != name:
+        start = name.index(core[0]) if core else len(name)
+        end = start + len(core)
+        name = "".join(f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+                       for c in name[:start]) + core + "".join(
+            f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in name[end:])
+    return name
 
 
 def _notebook_submission(name, files, entry, data, digest) -> Submission:
@@ -287,7 +299,9 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
     rep["flags"] = (reference_flags(python_text(sub.files, sub.module))
                     if sub.kind == "python" and sub.module else [])
     rep["execution_time"] = round(time.monotonic() - start, 3)
-    return rep
+    # the one place where the submission's words become inert, before anything reads the
+    # report (gradebook, every format, feedback files, the batch's reports)
+    return inert_report(rep)
 
 
 def _cell_of(source: dict, line) -> dict:

@@ -206,3 +206,75 @@ def test_a_reply_naming_one_blob_many_times_is_malformed(spec):
     assert got["vector_norm"][0] == "passed", got
     for cid in ("dot_product", "lookup_selects_row"):
         assert got[cid][0] == "error" and "malformed reply" in got[cid][1], got[cid]
+
+
+# ----------------------------------------------------------------------------- strict outputs
+def _strict_json(text: str):
+    def refuse(name):
+        raise ValueError(f"not JSON: {name}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def _no_raw_controls(text: str, where: str) -> None:
+    bad = [c for c in text if c in "\x1b\x9b\u202e" or 0xD800 <= ord(c) <= 0xDFFF]
+    assert not bad, (where, bad[:5])
+
+
+@needs_bwrap
+def test_one_students_words_neither_stop_a_batch_nor_reach_any_output_raw(tmp_path, spec):
+    import csv
+    import shutil
+    import sqlite3
+    import xml.etree.ElementTree as ET
+
+    from graders.grade import batch, formats
+
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(MORE4 / "report_poison.py", subs / "eve\x1b[31m.py")
+    shutil.copy(ROOT / "examples" / "submissions" / "correct_student.py", subs / "zoe.py")
+    out = tmp_path / "out"
+    out.mkdir()
+    batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", profile="dev", limits=LIMITS,
+                    sandbox="bwrap", select=["vector_norm", "dot_product", "lookup_selects_row"],
+                    progress=False, feedback_dir=out / "fb", report_dir=out / "rep",
+                    csv_path=out / "scores.csv")
+    fb = sorted(p.name for p in (out / "fb").iterdir())
+    assert len(fb) == 2 and any(n.startswith("zoe") for n in fb), fb
+    for p in [*(out / "fb").iterdir(), *(out / "rep").glob("*.txt"), *(out / "rep").glob("*.html"),
+              out / "scores.csv"]:
+        _no_raw_controls(p.read_text(encoding="utf-8"), p.name)
+    for p in (out / "rep").glob("*.html"):   # no element of the submission's
+        assert "<img" not in p.read_text(encoding="utf-8") or p.name == "summary.html"
+    rows = list(csv.DictReader(open(out / "scores.csv", encoding="utf-8")))
+    assert {r["submission"] for r in rows} == {"eve\\x1b[31m.py", "zoe.py"}
+    con = sqlite3.connect(tmp_path / "gb.sqlite")
+    for (text,) in con.execute("SELECT report FROM grades"):
+        rep = _strict_json(text)
+        _no_raw_controls(text, "gradebook")
+        for fmt in formats.FORMATS:
+            rendered = formats.render(rep, fmt)
+            _no_raw_controls(rendered, fmt)
+            if fmt in ("json", "gradescope"):
+                _strict_json(rendered)
+            if fmt == "junit":
+                ET.fromstring(rendered)
+    eve = next(_strict_json(t) for (t,) in con.execute("SELECT report FROM grades")
+               if "eve" in _strict_json(t)["submission"])
+    said = json.dumps(eve)
+    assert "\\\\x1b[2J" in said and "\\\\ud800" in said, said[:400]   # shown, as escapes
+    assert next(r for r in rows if r["submission"] == "zoe.py")["score"] != ""
+
+
+def test_a_report_is_strict_json_whatever_it_holds():
+    from graders.grade import formats
+
+    rep = {"x": [float("nan"), float("inf"), -float("inf"), 1.5], "\x1b": "a\ud800b",
+           "t": (1, 2), 3: "k"}
+    text = formats.dumps(rep)
+    assert _strict_json(text) == {"x": ["nan", "inf", "-inf", 1.5], "\\x1b": "a\\ud800b",
+                                  "t": [1, 2], "3": "k"}
+    from graders.conformance.i18n import Translator
+
+    assert Translator("en")("{got:.3f} and {x:,}", got="nan", x=1000) == "nan and 1,000"
