@@ -232,6 +232,7 @@ class _Words:
         self.init_topic = pat(init["topic"])
         self.measures = {k: pat(e) for k, e in init["measures"].items()}
         self.keywords = {k: terms(e, lang) for k, e in lex["keywords"].items()}
+        self.percent = pat(lex.get("percent_words"))
         self.formula_words = [(w["text"], w["expr"])
                               for w in lex.get("formula_words", {}).get(lang, [])]
 
@@ -622,6 +623,17 @@ class _Auditor:
                 out.append(_Mention(*span, w.text, tok=self.word_token(ln.no, span[0], w.text,
                                                                          w.value, w.precision)))
                 ln.take(span)
+        if self.words.percent is not None:       # "acht procent", "5,4 procent", "칠 퍼센트"
+            for m in out:
+                if m.tok is None or m.tok.percent:
+                    continue
+                p = self.words.percent.match(s.line, m.end + (s.line[m.end:m.end + 1] == " "),
+                                             s.end)
+                if p:
+                    m.end = p.end()
+                    m.text = m.tok.text = s.line[m.start:m.end]
+                    m.tok.percent = True
+                    ln.take((m.start, m.end))
         return sorted(out, key=lambda m: m.start)
 
     # binding ----------------------------------------------------------------------------
@@ -725,6 +737,8 @@ class _Auditor:
             small = value is not None and value < 100
             u = self.unit_of(s, m.start, m.end, before=not small)
             unit = "bytes" if byte_scaled else (u[0] if u else None)
+            if unit == "matrix" and m.formula is None:
+                unit = None          # "one matrix" counts matrices; "V × d_model-matrix" its size
             fact, how = (None, "")
             if unit is not None:
                 owner = self.owner_of(s, m.start, m.end)
@@ -886,11 +900,10 @@ class _Auditor:
 
     def negated(self, s: "_Sentence", start: int, end: int) -> bool:
         w = self.words
-        if w.neg_before is not None:
-            before = s.line[max(s.start, start - 24):start]
-            words = before.split()
-            tail = " ".join(words[-3:])
-            if w.neg_before.search(tail):
+        if w.neg_before is not None:          # a negation earlier in the term's clause
+            before = s.line[max(s.start, start - 40):start]
+            cut = max(before.rfind(","), before.rfind(";"), before.rfind(":"))
+            if w.neg_before.search(before[cut + 1:]):
                 return True
         if w.neg_after is not None:
             after = s.line[end:min(s.end, end + 14)]

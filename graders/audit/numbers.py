@@ -369,9 +369,18 @@ def _korean_word(word: str) -> tuple[int, int] | None:
 _KO_COUNTERS = ("개", "개의", "가지", "번째", "차원", "행", "열", "명", "번")
 
 
+#: Words after which even a one-syllable Sino-Korean numeral is a number ("칠 퍼센트"); "이 차원"
+#: is "this dimension", so dimension words are not among them.
+_KO_SINO_COUNTERS = ("퍼센트", "프로", "바이트")
+
+
 def _native_before_counter(word: str, nxt: str, gap: str) -> int | None:
-    if word in ("한", "두", "세", "네", "스무") and gap == " " and nxt.startswith(_KO_COUNTERS):
+    if gap != " ":
+        return None
+    if word in ("한", "두", "세", "네", "스무") and nxt.startswith(_KO_COUNTERS):
         return KO_NATIVE_UNITS.get(word) or KO_NATIVE_TENS.get(word)
+    if len(word) == 1 and nxt.startswith(_KO_SINO_COUNTERS):
+        return read_sino_korean(word)
     return None
 
 
