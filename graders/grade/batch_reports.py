@@ -115,10 +115,11 @@ def feedback_text(report: dict | None, lang: str, fmt: str = "md", name: str = "
         body = [_Said(f"# {name}"), "", t(M.AUTOGRADER_FAILED)]
         return _as(fmt, body, name)
     sections = report.get("sections", {})
-    lines += [_Said(f"# {name or report.get('submission', '')}"), "",
-              "**" + t(M.TOTAL_SCORE, score=_num(report["score"]),
-                       max_score=_num(report["max_score"])) + "**", ""]
     hidden = {g["id"] for g in report["groups"] if g["visibility"] == "hidden"}
+    # the total would tell about the hidden groups: then it is not shown
+    total = (t(M.SCORE_HIDDEN) if hidden else
+             t(M.TOTAL_SCORE, score=_num(report["score"]), max_score=_num(report["max_score"])))
+    lines += [_Said(f"# {name or report.get('submission', '')}"), "", "**" + total + "**", ""]
     for g in report["groups"]:
         if g["id"] in hidden:
             continue

@@ -203,17 +203,29 @@ def summary(report: dict, t: Translator, *, students: bool = True,
         hint = M.IMPORT_HINT_KERNEL if report.get("kind") == "kernel" else M.IMPORT_HINT
         lines += ["", t(M.IMPORT_FAILED),
                   M.import_detail(imp, t, kernel=report.get("kind") == "kernel"), t(hint)]
-    elif not any(c.get("problem") for c in report["checks"]) and report["checks"]:
-        lines += ["", t(M.NOTHING_WRONG)]
+    else:
+        # for students, judged on the visible checks only: nothing they see may depend on a
+        # hidden or after-the-due-date check (this line vanished when only one of those failed)
+        shown = [c for c in report["checks"]
+                 if not students or c.get("visibility", "visible") == "visible"]
+        if shown and not any(c.get("problem") for c in shown):
+            lines += ["", t(M.NOTHING_WRONG)]
     lines += M.cells_raised(report, t)
     for d in ((report.get("notebook") or {}).get("dropped") or [])[:20]:
         lines.append(t(M.NOTEBOOK_DROPPED, cell=d["cell"], line=d["line"], text=d["text"]))
-    if report.get("restarts"):
-        lines.append(t(M.RESTARTS, n=report["restarts"]))
-    if report.get("submission_output"):
-        n = len(report["submission_output"])
-        lines += ["", t(M.SUBMISSION_OUTPUT, n=n), submission_output(report)]
-    lines += ["", t(M.GRADING_TOOK, seconds=report.get("execution_time", 0.0))]
+    # restarts and what the submission printed depend on every check's calls: where a group
+    # is not visible, students see those of the import and the visible checks only (the
+    # report's visible_output, visible_restarts), and not the time taken
+    whole = not students or reveals_total(report)
+    restarts = report.get("restarts") if whole else report.get("visible_restarts")
+    shown = report.get("submission_output") if whole else report.get("visible_output")
+    if restarts:
+        lines.append(t(M.RESTARTS, n=restarts))
+    if shown:
+        lines += ["", t(M.SUBMISSION_OUTPUT, n=len(shown)),
+                  submission_output({"submission_output": shown})]
+    if whole:
+        lines += ["", t(M.GRADING_TOOK, seconds=report.get("execution_time", 0.0))]
     return "\n".join(lines).strip("\n")
 
 

@@ -447,7 +447,11 @@ def _run_submission(sub, spec, checks, mode, limits, profile, select, on_result,
             try:
                 proxy.close()
             finally:
+                visible = getattr(proxy, "visible_output", None)
                 run.update(submission_output=proxy.output.text(), restarts=proxy.restarts,
+                           visible_output=(proxy.output.text() if visible is None else
+                                           bytes(visible).decode("utf-8", errors="replace")),
+                           visible_restarts=getattr(proxy, "visible_restarts", proxy.restarts),
                            worker_cpu_s=round(proxy.worker_cpu_s, 3),
                            faults=[f[:500] for f in proxy.faults[:20]])
                 scratch.cleanup()
@@ -460,11 +464,23 @@ def _run_submission(sub, spec, checks, mode, limits, profile, select, on_result,
 def _run_checks(proxy, spec, profile, select, target, on_result) -> list[CheckResult]:
     """Run the checks; one that errored because the budget refused its calls did not run."""
 
+    group_of = {c.id: c.group for c in spec.clauses}
+    # what students may see before every group is published: the output of the import and of
+    # the visible checks, and their restarts (what hidden checks' calls printed or broke must
+    # not show in a visible line); the checks run one after the other
+    seen = {"mark": len(proxy.output.data), "restarts": proxy.restarts}
+    proxy.visible_output, proxy.visible_restarts = bytearray(proxy.output.data), 0
+
     def progress(res: CheckResult) -> None:
         if res.status == Status.ERROR and proxy.budget_refused:
             res = _left_out(res, proxy)
         elif res.cause == Cause.CHECK_BUG:
             res = _confirm_check_bug(res, spec)
+        if all(spec.groups.get(group_of.get(c), {}).get("visibility", "visible") == "visible"
+               for c in res.clauses):
+            proxy.visible_output += proxy.output.data[seen["mark"]:]
+            proxy.visible_restarts += proxy.restarts - seen["restarts"]
+        seen.update(mark=len(proxy.output.data), restarts=proxy.restarts)
         results.append(res)
         proxy.begin_check()
         if on_result is not None:

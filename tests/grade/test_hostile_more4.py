@@ -278,3 +278,29 @@ def test_a_report_is_strict_json_whatever_it_holds():
     from graders.conformance.i18n import Translator
 
     assert Translator("en")("{got:.3f} and {x:,}", got="nan", x=1000) == "nan and 1,000"
+
+
+# ----------------------------------------------------------------------------- hidden verdicts
+def test_nothing_visible_depends_on_a_hidden_result(tmp_path, spec):
+    """Two submissions that differ only in an after-the-due-date function: the Gradescope
+    summary and the visible tests are the same text."""
+    from graders.grade import formats
+
+    from .conftest import SANDBOX
+
+    correct = (ROOT / "examples" / "submissions" / "correct_student.py").read_text()
+    bad = tmp_path / "bad.py"
+    bad.write_text(correct + "\n" + (MORE4 / "hidden_only_failure.py").read_text())
+    select = ["vector_norm", "dot_product", "gradient_shapes", "BWD-TOK-01"]
+    shown = []
+    for path in (ROOT / "examples" / "submissions" / "correct_student.py", bad):
+        rep = grade_path(path, spec, select=select, limits=LIMITS, sandbox=SANDBOX)
+        gs = formats.gradescope(rep)
+        shown.append((gs["output"].replace(rep["submission"], "X"),
+                      [x for x in gs["tests"] if x["visibility"] == "visible"]))
+        if path == bad:
+            assert any(x["status"] == "failed" for x in gs["tests"]
+                       if x["visibility"] == "after_due_date"), gs["tests"]
+    assert shown[0] == shown[1], shown
+    assert "Nothing went wrong" in shown[0][0] and "HIDDEN-INPUT" not in shown[1][0]
+    assert "HIDDEN-INPUT" in rep["submission_output"]    # the staff still see it
