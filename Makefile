@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY      = $(VENV)/bin/python
 EXTRAS ?= test,gpu,cluster,fast
 
-.PHONY: venv bytecode bwrap demo test bench bench-gpu selfcheck-wheel clean
+.PHONY: venv bytecode bwrap chromium demo test bench bench-gpu selfcheck-wheel clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,7 +35,19 @@ bwrap:
 	refuses untrusted code here, and the tests that need isolation are skipped"; \
 	fi
 
-test: venv bwrap
+# The report pages (summary.html, similarity.html, HTML feedback) are checked in a real headless
+# browser; install Debian's chromium where we can (root with apt), else those tests are skipped.
+chromium:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends chromium \
+	      fonts-dejavu-core >/dev/null) || true; \
+	  fi; \
+	  command -v chromium >/dev/null 2>&1 || echo "note: chromium is not installed: the tests \
+	that load the report pages in a headless browser are skipped"; \
+	fi
+
+test: venv bwrap chromium
 	$(PY) -m pytest -q -p no:cacheprovider
 
 bench: venv

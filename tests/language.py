@@ -4,6 +4,7 @@ contract's, the grader's machinery), with code left out. Used by the language me
 
 from __future__ import annotations
 
+import html
 import re
 
 from graders.grade import messages as M
@@ -79,3 +80,12 @@ def unreadable(text: str, lang: str) -> list[str]:
         found += [e for e in EXCEPTION.findall(line) if e not in CONTRACT_EXCEPTIONS]
         found += [w for w in prose_words(line) if w.lower() in ENGLISH]
     return found
+
+
+def page_text(page: str) -> str:
+    """What a reader of an HTML page sees: its text, without scripts, styles and markup, code
+    (<pre>, <code>) left out of the reading; a title or a label (title=, aria-label=) is text
+    too."""
+    page = re.sub(r"<(script|style|pre|code)\b.*?</\1>", "", page, flags=re.S)
+    said = re.findall(r'(?:title|aria-label|alt)="([^"]*)"', page)
+    return html.unescape(re.sub(r"<[^>]+>", "\n", page) + "\n" + "\n".join(said))

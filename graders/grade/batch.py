@@ -25,11 +25,12 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from .batch_reports import (check_columns, problem_of, similarity_html, write_feedback,
-                            write_histogram_png, write_summary)
+from .batch_reports import (check_columns, feedback_files, problem_of, similarity_html,
+                            write_feedback, write_histogram_png, write_summary)
 from .formats import dumps, inert, inert_report
+from .report_pages import reference_rows
 from .grading import GraderError, Submission, load_submission, printable_name, spec_digest
-from .similarity import PAIR_THRESHOLD, python_text, similar_pairs
+from .similarity import PAIR_THRESHOLD, python_parts, similar_pairs
 from .sandbox import IsolationUnavailable, Limits, choose_mode
 
 SCHEMA = """
@@ -233,7 +234,7 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
     con = open_gradebook(db)
     spec_sha = spec_digest(spec, profile)
     todo, skipped, names, problems = [], 0, [], 0
-    texts: dict[str, str] = {}
+    sources: dict[str, list[tuple[str, str]]] = {}   # the Python files compared, by submission
     for p in entries:
         try:
             if p.is_symlink():  # it would read whatever it points to, the reference included
@@ -247,7 +248,7 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
             continue
         names.append((sub.name, sub.sha256))
         if sub.kind == "python" and sub.module:
-            texts[sub.name] = python_text(sub.files, sub.module)
+            sources[sub.name] = python_parts(sub.files, sub.module)
         if not regrade and graded(con, sub.sha256, spec_sha):
             skipped += 1
             continue
@@ -283,7 +284,8 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
     finally:
         bar.close()
     rows = scores(con, names, spec_sha, list(spec.groups))
-    pairs = similar_pairs(texts, similarity_threshold)
+    pairs = similar_pairs({name: "\n".join(text for _, text in parts)
+                           for name, parts in sources.items()}, similarity_threshold)
     _flag(rows, pairs)
     if csv_path:
         write_csv(csv_path, rows, list(spec.groups))
@@ -292,10 +294,15 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
     if feedback_dir:
         write_feedback(feedback_dir, rows, lang, feedback_format)
     if report_dir:
-        write_summary(report_dir, rows, spec.title, pairs, lang)
-        shown = {n: inert(x) for n, x in texts.items()}   # the code as data, inert
-        (Path(report_dir) / "similarity.html").write_text(similarity_html(pairs, shown, lang),
-                                                          encoding="utf-8")
+        links = None
+        if feedback_dir:   # each student's feedback file, relative to the report folder
+            links = {name: os.path.relpath(Path(feedback_dir) / file, report_dir)
+                     for name, file in feedback_files(rows, feedback_format).items()}
+        write_summary(report_dir, rows, spec.title, pairs, lang, feedback=links)
+        # the code as the figure read it: the page shows every line inert (report_pages)
+        (Path(report_dir) / "similarity.html").write_text(
+            similarity_html(pairs, sources, lang, references=reference_rows(rows),
+                            threshold=similarity_threshold), encoding="utf-8")
     con.close()
     graded_scores = [r["score"] for r in rows if r.get("score") is not None]
     mean = sum(graded_scores) / len(graded_scores) if graded_scores else 0.0

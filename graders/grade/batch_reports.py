@@ -1,21 +1,24 @@
 """What a batch hands the teacher and the students, built from the gradebook's reports.
 
-* ``feedback_files``: one file per student (Markdown or HTML, in the batch's language), named
-  after the submission: the score, the groups a student may see, the feedback of every check
-  that did not pass (hidden groups left out), the notebook notes. No flags, no tool internals.
+* ``write_feedback``: one file per student (Markdown or HTML, in the batch's language),
+  named after the submission (``feedback_files``): the score, the groups a student may see,
+  the feedback of every check that did not pass (hidden groups left out), the notebook notes. No flags, no tool internals.
 * ``problem_of``: one short reason why a submission has no grade or scores 0 (the CSV's
   ``problem`` column): "syntax error", "import error: ModuleNotFoundError", "not a notebook",
   "no module", ...
 * ``check_columns``: the status of every check (passed / failed / error / skipped / not_run).
 * ``summary``: the checks failed most often (how many students, the most common message),
-  the score distribution as a PNG histogram whose top bin holds only full marks, a text table
-  and an HTML page with both.
-* ``similarity_html``: the pairs of submissions flagged ``similar_to``, side by side.
+  the score distribution as a PNG histogram whose top bin holds only full marks, a text
+  report, and summary.html (a sortable table of students; report_pages.py).
+* ``similarity_html``: the pairs of submissions flagged ``similar_to`` side by side, their
+  shared fragments highlighted, and the submissions flagged ``reference_copy``
+  (report_pages.py).
+
+The HTML pages are written by report_pages.py from Jinja2 templates (autoescaped).
 """
 
 from __future__ import annotations
 
-import html
 import re
 from collections import Counter
 from pathlib import Path
@@ -109,6 +112,10 @@ def _md_block(text: str) -> str:
 
 def feedback_text(report: dict | None, lang: str, fmt: str = "md", name: str = "") -> str:
     """A student's feedback file (Markdown or HTML)."""
+    if fmt == "html":
+        from .report_pages import feedback_page
+
+        return feedback_page(report, lang, name)
     t = Translator(lang)
     lines: list[str] = []
     if report is None:
@@ -148,35 +155,9 @@ def feedback_text(report: dict | None, lang: str, fmt: str = "md", name: str = "
 
 
 def _as(fmt: str, lines: list[str], title: str) -> str:
-    if fmt == "md":
-        return "\n".join(_md_block(line) if isinstance(line, _Block)
-                         else _md_inline(line) if isinstance(line, _Said)
-                         else line for line in lines) + "\n"
-    out, in_list = [], False
-    for line in lines:
-        if in_list and not line.startswith("- "):
-            out.append("</ul>")
-            in_list = False
-        if isinstance(line, _Block):
-            out.append("<pre>" + html.escape(line) + "</pre>")
-        elif line.startswith("## "):
-            out.append(f"<h2>{html.escape(line[3:])}</h2>")
-        elif line.startswith("# "):
-            out.append(f"<h1>{html.escape(line[2:])}</h1>")
-        elif line.startswith("**") and line.endswith("**"):
-            out.append(f"<p><strong>{html.escape(line[2:-2])}</strong></p>")
-        elif line.startswith("- "):
-            if not in_list:
-                out.append("<ul>")
-                in_list = True
-            out.append(f"<li>{html.escape(line[2:])}</li>")
-        elif line:
-            out.append(f"<p>{html.escape(line)}</p>")
-    if in_list:
-        out.append("</ul>")
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
-            + html.escape(title) + "</title></head><body>\n" + "\n".join(out)
-            + "\n</body></html>\n")
+    return "\n".join(_md_block(line) if isinstance(line, _Block)
+                     else _md_inline(line) if isinstance(line, _Said)
+                     else line for line in lines) + "\n"
 
 
 def safe_name(name: str) -> str:
@@ -185,21 +166,29 @@ def safe_name(name: str) -> str:
     return s[:150]
 
 
-def write_feedback(folder: str | Path, rows: list[dict], lang: str, fmt: str = "md") -> int:
-    d = Path(folder)
-    d.mkdir(parents=True, exist_ok=True)
+def feedback_files(rows: list[dict], fmt: str = "md") -> dict[str, str]:
+    """submission -> the name of its feedback file: its safe name, numbered where two would be
+    the same (compared without case)."""
     used: set[str] = set()
-    n = 0
+    out = {}
     for r in rows:
         base = safe_name(r["submission"])
         stem, k = base, 2
         while stem.lower() in used:
             stem, k = f"{base}-{k}", k + 1
         used.add(stem.lower())
-        (d / f"{stem}.{fmt}").write_text(
+        out[r["submission"]] = f"{stem}.{fmt}"
+    return out
+
+
+def write_feedback(folder: str | Path, rows: list[dict], lang: str, fmt: str = "md") -> int:
+    d = Path(folder)
+    d.mkdir(parents=True, exist_ok=True)
+    names = feedback_files(rows, fmt)
+    for r in rows:
+        (d / names[r["submission"]]).write_text(
             feedback_text(r.get("report"), lang, fmt, r["submission"]), encoding="utf-8")
-        n += 1
-    return n
+    return len(rows)
 
 
 # ----------------------------------------------------------------------------- summary
@@ -338,59 +327,32 @@ def summary_text(rows: list[dict], spec_title: str, lang: str = "en") -> str:
 
 
 def write_summary(folder: str | Path, rows: list[dict], spec_title: str,
-                  pairs: list[tuple[str, str, float]], lang: str = "en") -> list[Path]:
-    t = Translator(lang)
+                  pairs: list[tuple[str, str, float]], lang: str = "en",
+                  feedback: dict[str, str] | None = None) -> list[Path]:
+    """summary.html (report_pages.summary_page; `feedback`: submission -> link to its
+    feedback file, relative to `folder`), scores.png and summary.txt in `folder`."""
+    from .report_pages import summary_page
+
     d = Path(folder)
     d.mkdir(parents=True, exist_ok=True)
     graded = [r for r in rows if r.get("score") is not None]
     top = max([r["max_score"] for r in graded if r.get("max_score")] or [100])
     png = d / "scores.png"
     write_histogram_png(png, [r["score"] for r in graded], top, spec_title, lang)
-    txt = summary_text(rows, spec_title, lang)
-    (d / "summary.txt").write_text(txt, encoding="utf-8")
-    fails = failed_checks(rows, t)
-    table = "".join(
-        f"<tr><td><code>{html.escape(e['check'])}</code></td><td>{html.escape(', '.join(e['clauses']))}"
-        f"</td><td>{e['students']}</td><td>{e['message_students']}× "
-        f"{html.escape(e['message'])}</td></tr>\n" for e in fails)
-    flagged = "".join(f"<li>{html.escape(r['submission'])}: {html.escape(r['flags'])}</li>"
-                      for r in rows if r.get("flags"))
-    e = html.escape
-    title = t(M.SUMMARY_TITLE, title=spec_title)
-    page = (f"<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\"><title>"
-            f"{e(title)}</title>"
-            "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}"
-            "td,th{border-bottom:1px solid #ccc;padding:4px;text-align:left;vertical-align:top}"
-            "table{border-collapse:collapse}</style></head><body>\n"
-            f"<h1>{e(title)}</h1>\n"
-            f"<img src=\"scores.png\" alt=\"{e(t(M.HISTOGRAM_ALT))}\">\n"
-            f"<pre>{e(txt)}</pre>\n"
-            f"<h2>{e(t(M.SUMMARY_FAILED_TITLE))}</h2>\n<table><tr><th>{e(t(M.SUMMARY_CHECK))}</th>"
-            f"<th>{e(t(M.SUMMARY_CLAUSES))}</th><th>{e(t(M.SUMMARY_STUDENTS))}</th>"
-            f"<th>{e(t(M.SUMMARY_MESSAGE))}</th></tr>\n{table}</table>\n"
-            f"<h2>{e(t(M.SUMMARY_FLAGS))}</h2>\n"
-            f"<ul>{flagged or '<li>' + e(t(M.SUMMARY_NO_FLAGS)) + '</li>'}</ul>\n"
-            + (f"<p>{e(t(M.SUMMARY_PAIRS, n=len(pairs)))} <a href=\"similarity.html\">"
-               f"{e(t(M.SUMMARY_SIMILARITY))}</a></p>\n" if pairs else "")
-            + "</body></html>\n")
-    (d / "summary.html").write_text(page, encoding="utf-8")
+    (d / "summary.txt").write_text(summary_text(rows, spec_title, lang), encoding="utf-8")
+    (d / "summary.html").write_text(summary_page(rows, spec_title, pairs, lang, feedback),
+                                    encoding="utf-8")
     return [d / "summary.html", png, d / "summary.txt"]
 
 
-def similarity_html(pairs: list[tuple[str, str, float]], texts: dict[str, str],
-                    lang: str = "en") -> str:
-    t = Translator(lang)
-    parts = []
-    for a, b, sim in pairs:
-        parts.append(
-            f"<h2>{html.escape(a)} ↔ {html.escape(b)}: {sim:.0%}</h2>\n<table><tr>"
-            f"<th>{html.escape(a)}</th><th>{html.escape(b)}</th></tr><tr>"
-            f"<td><pre>{html.escape(texts.get(a, ''))}</pre></td>"
-            f"<td><pre>{html.escape(texts.get(b, ''))}</pre></td></tr></table>\n")
-    title = html.escape(t(M.SIMILAR_TITLE))
-    return (f"<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\"><title>"
-            f"{title}</title><style>td{{vertical-align:top;width:50%;border:1px solid #ccc}}"
-            "pre{font-size:11px;white-space:pre-wrap}table{width:100%;border-collapse:collapse}"
-            f"</style></head><body>\n<h1>{title}</h1>\n<p>{html.escape(t(M.SIMILAR_ABOUT))}</p>\n"
-            + ("".join(parts) or f"<p>{html.escape(t(M.SIMILAR_NONE))}</p>")
-            + "</body></html>\n")
+def similarity_html(pairs: list[tuple[str, str, float]], texts: dict, lang: str = "en", *,
+                    references: list[tuple[str, float]] = (),
+                    threshold: float | None = None) -> str:
+    """similarity.html (report_pages.similarity_page): `texts`, submission -> its compared
+    Python text or [(file, text)]; `references`, (submission, figure) flagged as copies of
+    the reference."""
+    from .report_pages import similarity_page
+    from .similarity import PAIR_THRESHOLD
+
+    return similarity_page(pairs, texts, lang, references=references,
+                           threshold=PAIR_THRESHOLD if threshold is None else threshold)

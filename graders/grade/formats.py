@@ -121,35 +121,55 @@ def _statement(s: dict, lang: str) -> str:
     return (s.get("statements") or {}).get(lang) or s["statement"]
 
 
-def check_feedback(check: dict, t: Translator, sections: dict, *, details: bool = True) -> str:
-    """The feedback text of one check: what went wrong, smallest input, course section, hint.
+def check_parts(check: dict, t: Translator, sections: dict, *,
+                details: bool = True) -> list[tuple[str, str, str]]:
+    """The feedback of one check as (label, text, kind) items, in the order
+    :func:`check_feedback` writes them: kind ``text`` (a sentence; an empty label for one that
+    stands alone), ``input`` (the smallest failing input, code) or ``code`` (the reproducer).
+    The HTML feedback shows the code items as code and the rest as wrapping prose.
 
     Only a problem the student can act on is shown as "What went wrong"; a skipped optional
     check says that it costs nothing, and a broken check that it is the grader's fault.
     """
-    lines = [f"{t(M.STATUS)}: {_status_label(check, t)}"]
+    parts = [(t(M.STATUS), _status_label(check, t), "text")]
     cause = check.get("cause")
     problem = check.get("problem", check["status"] in ("failed", "error", "not_run"))
     if cause == "check_bug":
-        lines.append(t(M.CHECK_BUG))
+        parts.append(("", t(M.CHECK_BUG), "text"))
     elif check["status"] == "skipped":
         fn = (check.get("details") or {}).get("function") or ""
-        lines.append(t(M.ELSEWHERE_SKIPPED if cause == "missing_elsewhere"
-                       else M.OPTIONAL_SKIPPED, function=fn))
+        parts.append(("", t(M.ELSEWHERE_SKIPPED if cause == "missing_elsewhere"
+                            else M.OPTIONAL_SKIPPED, function=fn), "text"))
     elif problem:
         message = check_message(check, t)
         if message:
-            lines.append(f"{t(M.WHAT_WENT_WRONG)}: {message}")
+            parts.append((t(M.WHAT_WENT_WRONG), message, "text"))
         if check.get("example"):
-            lines.append(f"{t(M.SMALLEST_INPUT)}:\n    {check['example']}")
+            parts.append((t(M.SMALLEST_INPUT), str(check["example"]), "input"))
     for s in check.get("sections", []):
-        lines.append(f"{t(M.COURSE_SECTION)}: " + t(
+        parts.append((t(M.COURSE_SECTION), t(
             M.SECTION_CLAUSE, section=_section_title(sections, s["section"], t.lang),
-            clause=s["clause"], statement=_statement(s, t.lang)))
+            clause=s["clause"], statement=_statement(s, t.lang)), "text"))
     if problem and check.get("hint"):
-        lines.append(f"{t(M.HINT)}: {t(check['hint'])}")
+        parts.append((t(M.HINT), t(check["hint"]), "text"))
     if details and problem and check["status"] == "failed" and check.get("reproducer"):
-        lines.append(f"{t(M.REPRODUCE)}:\n{reproducer(check['reproducer'], t)}")
+        parts.append((t(M.REPRODUCE), reproducer(check["reproducer"], t), "code"))
+    return parts
+
+
+def check_feedback(check: dict, t: Translator, sections: dict, *, details: bool = True) -> str:
+    """The feedback text of one check: what went wrong, smallest input, course section, hint
+    (:func:`check_parts`, one item a line; code on the lines after its label)."""
+    lines = []
+    for label, text, kind in check_parts(check, t, sections, details=details):
+        if not label:
+            lines.append(text)
+        elif kind == "input":
+            lines.append(f"{label}:\n    {text}")
+        elif kind == "code":
+            lines.append(f"{label}:\n{text}")
+        else:
+            lines.append(f"{label}: {text}")
     return "\n".join(lines)
 
 

@@ -165,6 +165,52 @@ SIMILAR_ABOUT = ("Pairs whose normalised code fingerprints overlap at or above t
                  "(renaming, reformatting and comments do not change the figure). A flag is a "
                  "reason to look, not a verdict; it does not change any score.")
 SIMILAR_NONE = "No pair."
+# --- the batch's HTML pages for the teacher (summary.html, similarity.html)
+REPORT_STUDENTS = "Students"
+REPORT_SORT_HINT = "Click a column heading to sort the table by it."
+REPORT_SUBMISSION = "Submission"
+REPORT_SCORE = "Score"
+REPORT_PROBLEM = "Problem"
+REPORT_FLAGS = "Flags"
+REPORT_FEEDBACK = "Feedback"
+REPORT_OPEN_FEEDBACK = "feedback file"
+REPORT_NOT_GRADED = "no grade"
+REPORT_SCORES = "Scores"
+REPORT_PROBLEMS = "Why no grade or zero"
+REPORT_FLAG_REFERENCE = "{share:.0%} like the reference"
+REPORT_FLAG_SIMILAR = "{share:.0%} like {other}"
+REPORT_MESSAGE_STUDENTS = "{n} of them"
+REPORT_SIMILARITY = "Similarity"
+REPORT_FRAGMENTS = "Shared fragments"
+REPORT_COMPARE = "compare side by side"
+REPORT_MORE_PAIRS = "{n} more pair(s) are not shown here; the gradebook CSV's flags column lists every pair."
+SIMILAR_PAIRS_TITLE = "Pairs"
+SIMILAR_FIGURE = ("{share:.0%} of the smaller submission's code fingerprints are found in the "
+                  "other (flagged from {threshold:.0%}).")
+SIMILAR_HOW = ("What was compared: the Python files of each submission, as normalised tokens. "
+               "Comments, docstrings, blank lines and layout are left out; every name other "
+               "than a keyword, a builtin or an attribute is the same placeholder, every number "
+               "and every string another. A fingerprint is {k} tokens in a row; fingerprints "
+               "that many submissions share (a template, the assignment's signatures) are not "
+               "counted or highlighted.")
+SIMILAR_FILES = "Files compared: {files}"
+SIMILAR_NO_PYTHON = "(no Python file)"
+SIMILAR_FRAGMENTS_ABOUT = ("{n} shared fragment(s), in matching colours on both sides; a click "
+                           "on a highlighted line number jumps to the same fragment on the "
+                           "other side.")
+SIMILAR_LINES = "lines {first}\u2013{last}"
+SIMILAR_LINES_IN = "{file}, lines {first}\u2013{last}"
+SIMILAR_FRAGMENT = "fragment {n}"
+SIMILAR_LENGTH = "Length (tokens)"
+SIMILAR_REFERENCE = "Reference"
+SIMILAR_CUT = "Only the first {n} lines are shown."
+SIMILAR_BACK = "back to the list"
+SIMILAR_REFERENCE_TITLE = "Submissions like the reference"
+SIMILAR_REFERENCE_FIGURE = ("{share:.0%} of this submission's code fingerprints are the reference "
+                            "implementation's (flagged from {threshold:.0%}).")
+SIMILAR_REFERENCE_ABOUT = ("The reference's own text is not shown: each highlighted fragment "
+                           "names the reference file and lines it matches.")
+SIMILAR_REFERENCE_NONE = "No submission is flagged as a copy of the reference."
 
 # --- group titles (data of the spec, translated here)
 GROUP_TITLES = (

@@ -28,6 +28,7 @@ import io
 import keyword
 import token
 import tokenize
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -37,6 +38,9 @@ MIN_FINGERPRINTS = 8    # below this a file is too small to compare
 REFERENCE_THRESHOLD = 0.6
 PAIR_THRESHOLD = 0.7
 MAX_TOKENS = 100_000    # a homework is a few thousand; the rest of a bigger file is not read
+MAX_FRAGMENTS = 200     # matched fragments shown for one pair
+MAX_OCCURRENCES = 8     # places one fingerprint is looked up at in each text (repeated code)
+MIN_RUN = 2             # fingerprints in a row that make a fragment worth showing
 _KEEP = set(dir(builtins)) | {"self", "cls"}
 
 
@@ -44,23 +48,29 @@ def tokens(text: str) -> list[str]:
     """The normalised token stream of Python source (best effort on broken source), at most
     MAX_TOKENS of it: a 5 MiB file of `1+1+...` is five million tokens, about a minute of the
     grader's time in every batch for one student's file."""
+    return located_tokens(text)[0]
+
+
+def located_tokens(text: str) -> tuple[list[str], list[int]]:
+    """`tokens(text)` and, for each, the line (1-based) of `text` it starts on."""
     out: list[str] = []
-    prev = None
+    where: list[int] = []
     at_line_start = True
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if len(out) >= MAX_TOKENS:
                 break
-            typ, s = tok.type, tok.string
+            typ, s, line = tok.type, tok.string, tok.start[0]
             if typ in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER):
                 continue
             if typ == tokenize.NEWLINE:
                 out.append(";")
+                where.append(line)
                 at_line_start = True
-                prev = typ
                 continue
             if typ in (tokenize.INDENT, tokenize.DEDENT):
                 out.append(">" if typ == tokenize.INDENT else "<")
+                where.append(where[-1] if where else line)   # the block the layout closes
                 at_line_start = True
                 continue
             if typ == tokenize.STRING or typ in _FSTRING_TYPES:
@@ -68,24 +78,50 @@ def tokens(text: str) -> list[str]:
                     continue
                 if not out or out[-1] != "S":
                     out.append("S")
+                    where.append(line)
             elif typ == tokenize.NUMBER:
                 out.append("0")
+                where.append(line)
             elif typ == tokenize.NAME:
                 if keyword.iskeyword(s) or s in _KEEP or (out and out[-1] == "."):
                     out.append(s)
                 else:
                     out.append("V")
+                where.append(line)
             else:
                 out.append(s)
+                where.append(line)
             at_line_start = False
-            prev = typ
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass
-    return out
+    return out, where
 
 
 _FSTRING_TYPES = tuple(getattr(token, n) for n in ("FSTRING_START", "FSTRING_MIDDLE",
                                                    "FSTRING_END") if hasattr(token, n))
+
+
+def _kgram_hashes(toks: list[str], k: int) -> list[int]:
+    return [int.from_bytes(hashlib.blake2b(" ".join(toks[i:i + k]).encode(),
+                                           digest_size=8).digest(), "big")
+            for i in range(len(toks) - k + 1)]
+
+
+def _winnow(hashes: list[int], window: int) -> dict[int, list[int]]:
+    """The winnowed hashes, each with the k-gram positions where it was picked."""
+    picked: dict[int, list[int]] = {}
+    if not hashes:
+        return picked
+    if len(hashes) <= window:
+        i = min(range(len(hashes)), key=hashes.__getitem__)
+        return {hashes[i]: [i]}
+    for start in range(len(hashes) - window + 1):
+        # the rightmost minimum of the window (Schleimer et al.): one pick per run of windows
+        i = min(range(start + window - 1, start - 1, -1), key=hashes.__getitem__)
+        at = picked.setdefault(hashes[i], [])
+        if not at or at[-1] != i:
+            at.append(i)
+    return picked
 
 
 def fingerprints(text: str, k: int = K, window: int = WINDOW) -> frozenset[int]:
@@ -93,16 +129,7 @@ def fingerprints(text: str, k: int = K, window: int = WINDOW) -> frozenset[int]:
     toks = tokens(text)
     if len(toks) < k:
         return frozenset()
-    hashes = [int.from_bytes(hashlib.blake2b(" ".join(toks[i:i + k]).encode(),
-                                             digest_size=8).digest(), "big")
-              for i in range(len(toks) - k + 1)]
-    if len(hashes) <= window:
-        return frozenset([min(hashes)])
-    picked = set()
-    for i in range(len(hashes) - window + 1):
-        w = hashes[i:i + window]
-        picked.add(min(w))
-    return frozenset(picked)
+    return frozenset(_winnow(_kgram_hashes(toks, k), window))
 
 
 def containment(a: frozenset, b: frozenset) -> float:
@@ -116,29 +143,22 @@ def containment(a: frozenset, b: frozenset) -> float:
 def reference_fingerprints() -> frozenset[int]:
     """Fingerprints of the reference implementation's modules (empty where it is absent,
     as in the student kit)."""
-    try:
-        spec = importlib.util.find_spec("andrea_ref")
-    except (ImportError, ValueError):
-        return frozenset()
-    if spec is None or not spec.submodule_search_locations:
-        return frozenset()
     out: set[int] = set()
-    for loc in spec.submodule_search_locations:
-        for f in sorted(Path(loc).glob("*.py")):
-            try:
-                out |= fingerprints(f.read_text(encoding="utf-8"))
-            except OSError:
-                continue
+    for _, text in reference_sources():
+        out |= fingerprints(text)
     return frozenset(out)
+
+
+def python_parts(files: dict[str, bytes], module: str | None) -> list[tuple[str, str]]:
+    """(file, text) of the Python files of a submission that are compared: its module and
+    helper modules, in the order `python_text` joins them."""
+    return [(rel, files[rel].decode("utf-8", "replace")) for rel in sorted(files)
+            if rel.endswith(".py") and (module is None or rel == module or "/" not in rel)]
 
 
 def python_text(files: dict[str, bytes], module: str | None) -> str:
     """The Python text of a submission to compare: its module and helper modules."""
-    parts = []
-    for rel in sorted(files):
-        if rel.endswith(".py") and (module is None or rel == module or "/" not in rel):
-            parts.append(files[rel].decode("utf-8", "replace"))
-    return "\n".join(parts)
+    return "\n".join(text for _, text in python_parts(files, module))
 
 
 def reference_flags(text: str) -> list[dict]:
@@ -156,6 +176,21 @@ def reference_flags(text: str) -> list[dict]:
                         "change this figure); review it before accepting the score"}]
 
 
+def common_fingerprints(texts: dict[str, str], common_share: float = 0.2) -> frozenset[int]:
+    """Fingerprints found in more than `common_share` of the submissions (at least 3): a
+    provided template, the contract's signatures."""
+    return _common([fingerprints(t) for t in texts.values()], common_share)
+
+
+def _common(fps: list[frozenset[int]], common_share: float) -> frozenset[int]:
+    counts: dict[int, int] = {}
+    for f in fps:
+        for h in f:
+            counts[h] = counts.get(h, 0) + 1
+    limit = max(3, int(common_share * len(fps)))
+    return frozenset(h for h, n in counts.items() if n > limit)
+
+
 def similar_pairs(texts: dict[str, str], threshold: float = PAIR_THRESHOLD,
                   common_share: float = 0.2) -> list[tuple[str, str, float]]:
     """Pairs (a, b, similarity) of submissions at or above `threshold`, most similar first.
@@ -164,12 +199,7 @@ def similar_pairs(texts: dict[str, str], threshold: float = PAIR_THRESHOLD,
     boilerplate (a template, the contract's signatures) and are ignored.
     """
     fps = {name: fingerprints(t) for name, t in texts.items()}
-    counts: dict[int, int] = {}
-    for f in fps.values():
-        for h in f:
-            counts[h] = counts.get(h, 0) + 1
-    limit = max(3, int(common_share * len(fps)))
-    common = {h for h, n in counts.items() if n > limit}
+    common = _common(list(fps.values()), common_share)
     fps = {k: v - common for k, v in fps.items()}
     names = sorted(fps)
     pairs = []
@@ -182,3 +212,94 @@ def similar_pairs(texts: dict[str, str], threshold: float = PAIR_THRESHOLD,
                 pairs.append((a, b, round(sim, 3)))
     pairs.sort(key=lambda p: (-p[2], p[0], p[1]))
     return pairs
+
+
+# ----------------------------------------------------------------------------- what is shared
+@dataclass(frozen=True)
+class Fragment:
+    """A stretch of code two texts share: its first and last line in each text (1-based,
+    inclusive) and its length in normalised tokens."""
+
+    a: tuple[int, int]
+    b: tuple[int, int]
+    tokens: int
+
+
+def matched_fragments(text_a: str, text_b: str, *, ignore: frozenset[int] = frozenset(),
+                      k: int = K, window: int = WINDOW) -> list[Fragment]:
+    """The fragments `text_a` and `text_b` share, in `text_a`'s order: the fingerprints the
+    similarity figure counts (less `ignore`, the boilerplate), located in both texts.
+
+    Matching fingerprints in the same order and at the same distance in both texts (the same
+    diagonal) whose k-grams are at most a winnowing window apart are one fragment: winnowing
+    picks a fingerprint in every window, so a shared stretch has no larger gap. A lone
+    fingerprint (one k-gram of layout and keywords any two files may share) is not shown
+    (MIN_RUN). Fragments then
+    keep the longest first and drop one that overlaps a kept one in either text (as JPlag's
+    tiles do, a line is in at most one fragment); at most MAX_FRAGMENTS are returned.
+    """
+    ta, la = located_tokens(text_a)
+    tb, lb = located_tokens(text_b)
+    if len(ta) < k or len(tb) < k:
+        return []
+    pa = _winnow(_kgram_hashes(ta, k), window)
+    pb = _winnow(_kgram_hashes(tb, k), window)
+    hits = sorted((j - i, i, j) for h, at in pa.items() if h not in ignore and h in pb
+                  for i in at[:MAX_OCCURRENCES] for j in pb[h][:MAX_OCCURRENCES])
+    runs: list[list[int]] = []              # [diagonal, first i, last i, fingerprints]
+    for d, i, _ in hits:
+        if runs and runs[-1][0] == d and i - runs[-1][2] <= window:
+            runs[-1][2] = i
+            runs[-1][3] += 1
+        else:
+            runs.append([d, i, i, 1])
+    runs = [r for r in runs if r[3] >= MIN_RUN]
+    runs.sort(key=lambda r: (-(r[2] - r[1]), r[1]))
+    kept: list[tuple[int, int, int, int]] = []   # token ranges [a0, a1], [b0, b1]
+    for d, first, last, _ in runs:
+        a0, a1, b0, b1 = first, last + k - 1, first + d, last + d + k - 1
+        if any(a0 <= x1 and x0 <= a1 or b0 <= y1 and y0 <= b1 for x0, x1, y0, y1 in kept):
+            continue
+        kept.append((a0, a1, b0, b1))
+        if len(kept) >= MAX_FRAGMENTS:
+            break
+    kept.sort()
+    return [Fragment((la[a0], la[a1]), (lb[b0], lb[b1]), a1 - a0 + 1)
+            for a0, a1, b0, b1 in kept]
+
+
+@lru_cache(maxsize=1)
+def reference_sources() -> tuple[tuple[str, str], ...]:
+    """(file name, text) of the reference implementation's modules (none where it is absent),
+    the texts ``reference_fingerprints`` reads."""
+    try:
+        spec = importlib.util.find_spec("andrea_ref")
+    except (ImportError, ValueError):
+        return ()
+    if spec is None or not spec.submodule_search_locations:
+        return ()
+    out = []
+    for loc in spec.submodule_search_locations:
+        for f in sorted(Path(loc).glob("*.py")):
+            try:
+                out.append((f.name, f.read_text(encoding="utf-8")))
+            except OSError:
+                continue
+    return tuple(out)
+
+
+def reference_fragments(text: str) -> list[tuple[str, Fragment]]:
+    """(reference file, fragment) for the code `text` shares with the reference, in `text`'s
+    order, a line in at most one fragment."""
+    found = [(name, f) for name, ref in reference_sources()
+             for f in matched_fragments(text, ref)]
+    found.sort(key=lambda nf: (-nf[1].tokens, nf[1].a))
+    kept: list[tuple[str, Fragment]] = []
+    for name, f in found:
+        if any(f.a[0] <= g.a[1] and g.a[0] <= f.a[1] for _, g in kept):
+            continue
+        kept.append((name, f))
+        if len(kept) >= MAX_FRAGMENTS:
+            break
+    kept.sort(key=lambda nf: nf[1].a)
+    return kept

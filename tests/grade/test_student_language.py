@@ -29,7 +29,7 @@ from graders.grade import formats, messages as M
 from graders.grade.batch_reports import feedback_text, problem_of, similarity_html, write_summary
 from graders.grade.grading import kernel_support
 from tests.corpus import BASE, buggy_cases
-from tests.language import unreadable
+from tests.language import page_text, unreadable
 
 from .conftest import HOSTILE, ROOT, grade_path, needs_bwrap
 from tests.helpers import fast_limits
@@ -45,8 +45,7 @@ def student_texts(report: dict, lang: str) -> dict[str, str]:
             out[f"{name} test {i} name"] = test["name"]
             out[f"{name} test {i} output"] = test["output"]
     out["feedback md"] = feedback_text(report, lang, "md", "hw.py")
-    page = feedback_text(report, lang, "html", "hw.py")
-    out["feedback html"] = html.unescape(re.sub(r"<[^>]+>", "", page.split("<body>", 1)[1]))
+    out["feedback html"] = page_text(feedback_text(report, lang, "html", "hw.py"))
     root = ET.fromstring(formats.render(report, "junit", lang).split("\n", 1)[1])
     for i, el in enumerate(root.iter()):
         if el.tag in ("failure", "error", "skipped", "system-out"):
@@ -142,9 +141,7 @@ def test_the_teachers_summary_is_in_the_batch_language(reports, lang, tmp_path):
     texts = {"summary.txt": (tmp_path / "summary.txt").read_text(encoding="utf-8")}
     for name, page in (("summary.html", (tmp_path / "summary.html").read_text(encoding="utf-8")),
                        ("similarity.html", similarity_html([], {}, lang))):
-        body = page.split("<body>", 1)[1]
-        texts[name] = html.unescape(re.sub(r"<[^>]+>", "\n", re.sub(r"<pre>.*?</pre>", "",
-                                                                     body, flags=re.S)))
+        texts[name] = page_text(page)
     foreign = {where: found for where, text in texts.items()
                if (found := unreadable(text, lang))}
     assert not foreign, foreign

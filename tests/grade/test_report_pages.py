@@ -1,0 +1,350 @@
+"""The batch's HTML pages (summary.html, similarity.html, HTML feedback): their structure
+(every id a link names exists, every student has a row, links resolve to files the batch wrote,
+nothing loaded from elsewhere, no script but the page's own), escaping of hostile names, messages
+and code, their language, and, in a real headless browser, that they load without errors, fit
+1280 px, sort, and leave a screenshot in build/screenshots/."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from graders.conformance.registry import all_checks
+from graders.conformance.runner import CheckResult
+from graders.grade import scoring
+from graders.grade.batch import _flag
+from graders.grade.batch_reports import (feedback_files, feedback_text, problem_of,
+                                         similarity_html, write_feedback, write_summary)
+from graders.grade.formats import inert
+from graders.grade.report_pages import reference_rows
+from tests import browser
+from tests.language import page_text, unreadable
+
+from .test_similarity_fragments import DISGUISED, INDEPENDENT, ORIGINAL
+
+# Names a student controls (file names), each hostile in its own way.
+HOSTILE = ['<script>alert("x")</script>.py', "\"'><img src=x onerror=alert(1)>.py",
+           "ansi\x1b[31mred\x1b[0m.py", "bidi\u202egnp.py", "학생 名前 é.py", "plain.py",
+           "a" * 140 + ".py"]
+WRONG = ("{name}[{index}]={got!r}, but should be {want!r} (|error| {error:.3g} > allowed "
+         "{allowed:.3g}; {bad} of {size} elements off)")
+
+
+def _report(spec, name: str, failing: int, *, example: str = "lookup(x)") -> dict:
+    """A report as the grader builds it, with `failing` of its checks failed."""
+    results = []
+    for i, c in enumerate(all_checks()):
+        if i < failing:
+            results.append(CheckResult(
+                c.id, c.clauses, "failed", cause="wrong_value", template=WRONG,
+                message="grad[0]=1, but should be 2",
+                fields={"name": "grad</code><script>alert(2)</script>", "index": "0",
+                        "got": 1.0, "want": 2.0, "error": 1.0, "allowed": 1e-6, "bad": 1,
+                        "size": 1},
+                example=example, hint="Repeated ids must accumulate their gradients "
+                "(scatter-add); assigning with grad[ids] = ... keeps only the last one.",
+                reproducer=f"import numpy as np\nprint({example})"))
+        else:
+            results.append(CheckResult(c.id, c.clauses, "passed"))
+    return scoring.build(spec, results, meta={"submission": name})
+
+
+@pytest.fixture(scope="module")
+def batch(spec, tmp_path_factory):
+    """A class of hostile names, graded (reports built as the grader builds them), its pages
+    written as `andrea-grade batch` writes them."""
+    out = tmp_path_factory.mktemp("pages")
+    rows = []
+    for k, name in enumerate(HOSTILE):
+        rep = _report(spec, name, failing=k % 4,
+                      example="lookup(table=np.array([[1.0]]), token_ids='```</pre><b>x</b>')")
+        rows.append({"submission": name, "report": rep, "score": rep["score"],
+                     "max_score": rep["max_score"], "problem": problem_of(rep),
+                     "flag_list": []})
+    rows.append({"submission": "broken\x1b.py", "report": None, "score": None, "max_score": None,
+                 "problem": problem_of(None, "not a notebook <b>"), "flag_list": []})
+    rows[5]["flag_list"].append({"kind": "reference_copy", "similarity": 0.91})
+    pairs = [(HOSTILE[0], HOSTILE[1], 0.95), (HOSTILE[1], HOSTILE[3], 0.8)]
+    _flag(rows, pairs)
+    sources = {HOSTILE[0]: [("main.py", ORIGINAL + "\n# </td></tr><script>alert(3)</script>\n"),
+                            ("helpers.py", "X = '\x1b[2J'\n")],
+               HOSTILE[1]: [(HOSTILE[1], DISGUISED)],
+               HOSTILE[3]: [(HOSTILE[3], DISGUISED + "\n\u202e = 1\n")],
+               HOSTILE[4]: [(HOSTILE[4], INDEPENDENT)],
+               HOSTILE[5]: [(HOSTILE[5], _reference_copy())]}
+    pages = {}
+    for lang in ("en", "nl", "ko"):
+        d = out / lang
+        write_feedback(d / "feedback", rows, lang, "html")
+        links = {n: f"../feedback/{f}" for n, f in feedback_files(rows, "html").items()}
+        write_summary(d / "report", rows, "ANDREA-120M", pairs, lang, feedback=links)
+        (d / "report" / "similarity.html").write_text(
+            similarity_html(pairs, sources, lang, references=reference_rows(rows)),
+            encoding="utf-8")
+        pages[lang] = d
+    return {"rows": rows, "pairs": pairs, "pages": pages}
+
+
+def _reference_copy() -> str:
+    from tests.workflow.disguise import disguise, reference_as_one_module
+
+    return disguise(reference_as_one_module(), "m")
+
+
+class Page(HTMLParser):
+    """The parts of a page these tests look at."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.ids: list[str] = []
+        self.links: list[str] = []
+        self.sources: list[str] = []
+        self.scripts: list[str] = []
+        self.tags: set[str] = set()
+        self.policy = ""
+        self.rows: dict[str, list[list[str]]] = {}
+        self._table: list[str] = []
+        self._cell: list[str] | None = None
+        self._row: list[list[str]] | None = None
+        self._script: list[str] | None = None
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.add(tag)
+        if a.get("id"):
+            self.ids.append(a["id"])
+        if tag == "a" and "href" in a:
+            self.links.append(a["href"])
+        for key in ("src", "srcset", "data", "poster", "action", "formaction", "background"):
+            if key in a:
+                self.sources.append(a[key])
+        if tag == "link":
+            self.sources.append(a.get("href", ""))
+        if tag == "meta" and a.get("http-equiv") == "Content-Security-Policy":
+            self.policy = a.get("content", "")
+        if tag == "script":
+            self._script = []
+        if tag == "table":
+            self._table.append(a.get("id", ""))
+        if tag == "tr" and self._table:
+            self._row = []
+            self.rows.setdefault(self._table[-1], []).append(self._row)
+        if tag in ("td", "th") and self._row is not None:
+            self._cell = []
+            self._row.append(self._cell)
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._script is not None:
+            self.scripts.append("".join(self._script))
+            self._script = None
+        if tag == "table" and self._table:
+            self._table.pop()
+        if tag in ("td", "th"):
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._script is not None:
+            self._script.append(data)
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def _parse(path: Path) -> Page:
+    return Page(path.read_text(encoding="utf-8"))
+
+
+def _all_pages(d: Path) -> list[Path]:
+    return sorted(d.glob("report/*.html")) + sorted(d.glob("feedback/*.html"))
+
+
+def _cell_text(cell: list[str]) -> str:
+    return " ".join("".join(cell).split())
+
+
+# ----------------------------------------------------------------------------- structure
+def test_every_link_resolves_and_nothing_comes_from_elsewhere(batch):
+    d = batch["pages"]["en"]
+    parsed = {p.resolve(): _parse(p) for p in _all_pages(d)}
+    assert len(parsed) == 2 + len(batch["rows"])
+    for path, page in parsed.items():
+        assert len(page.ids) == len(set(page.ids)), f"{path.name}: an id twice"
+        assert page.sources == [] and "link" not in page.tags, path.name
+        assert not {"img", "iframe", "object", "embed", "form", "base"} & page.tags, path.name
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"url\(|@import|https?:|//[a-z]", text.split("<body>")[0]), path.name
+        for link in page.links:
+            parts = urlsplit(link)
+            assert not parts.scheme and not parts.netloc, (path.name, link)
+            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+            assert target in parsed, (path.name, link, "no such file written")
+            if parts.fragment:
+                assert unquote(parts.fragment) in parsed[target].ids, (path.name, link)
+
+
+def test_each_page_runs_only_its_own_script_named_in_its_policy(batch):
+    for path in _all_pages(batch["pages"]["nl"]):
+        page = _parse(path)
+        policy = dict(p.strip().split(" ", 1) for p in page.policy.split(";") if p.strip())
+        assert policy["default-src"] == "'none'" and policy["img-src"] == "data:"
+        assert policy["base-uri"] == "'none'"
+        allowed = set(policy["script-src"].split())
+        assert len(page.scripts) <= 1, path.name
+        for script in page.scripts:
+            digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+            assert allowed == {f"'sha256-{digest}'"}, path.name
+        if not page.scripts:
+            assert allowed == {"'none'"}
+
+
+def test_every_student_has_a_row_with_their_score_and_feedback(batch):
+    rows = batch["rows"]
+    d = batch["pages"]["en"]
+    page = _parse(d / "report" / "summary.html")
+    body = page.rows["students"][1:]
+    assert [_cell_text(r[0]) for r in body] == [" ".join(inert(x["submission"]).split())
+                                                for x in rows]
+    files = feedback_files(rows, "html")
+    text = (d / "report" / "summary.html").read_text(encoding="utf-8")
+    for r, cells in zip(rows, body):
+        if r["score"] is not None:
+            assert _cell_text(cells[1]).startswith(str(int(r["score"])) if float(
+                r["score"]).is_integer() else str(r["score"]))
+        assert (d / "feedback" / files[r["submission"]]).is_file()
+    # the two pairs, with links into similarity.html, and flags in both rows of a pair
+    assert len(page.rows["pairs"]) == 1 + len(batch["pairs"])
+    assert text.count('href="similarity.html#pair-1"') >= 3    # two flags and the pair's row
+    assert 'href="similarity.html#ref-1"' in text
+    # the checks failed most often: most students first
+    failed = [int(_cell_text(r[2])) for r in page.rows["failed"][1:]]
+    assert failed == sorted(failed, reverse=True) and failed[0] == 5   # k % 4 of 7 fail
+
+
+def test_similarity_page_highlights_the_same_fragment_on_both_sides(batch):
+    path = batch["pages"]["en"] / "report" / "similarity.html"
+    text = path.read_text(encoding="utf-8")
+    page = _parse(path)
+    a_side = {i for i in page.ids if re.fullmatch(r"pair-1-a-f\d+", i)}
+    b_side = {i for i in page.ids if re.fullmatch(r"pair-1-b-f\d+", i)}
+    assert a_side and {i.replace("-a-", "-b-") for i in a_side} == b_side
+    # each highlighted line number links to its fragment on the other side, in its colour
+    for m in re.finditer(r'<td class="ln m(\d)">(?:<span[^>]*></span>)*<a href="#(pair-1-([ab])-f(\d+))"',
+                         text):
+        colour, target, side, k = m.groups()
+        assert int(colour) == (int(k) - 1) % 8 and target in page.ids
+    # the second file of a submission keeps its own line numbers; what was compared is said
+    assert "main.py, helpers.py" in text and "<h4><code>helpers.py</code></h4>" in text
+    assert "12 tokens in a row" in text
+    # the reference copy: its fragments name the reference's files, never show its text
+    ref = [i for i in page.ids if i.startswith("ref-1-a-f")]
+    assert ref and re.search(r"embedding\.py, lines \d+", text)
+
+
+# ----------------------------------------------------------------------------- escaping
+def test_hostile_names_messages_and_code_stay_text(batch):
+    for lang, d in batch["pages"].items():
+        for path in _all_pages(d):
+            text = path.read_text(encoding="utf-8")
+            page = _parse(path)
+            assert "alert(" not in "".join(page.scripts), path.name
+            assert not {"img", "b"} & page.tags, path.name      # no tag from a name or message
+            assert "<script>alert" not in text and "<img" not in text and "<b>" not in text
+            assert "\x1b" not in text and "\u202e" not in text, path.name
+    en = batch["pages"]["en"]
+    summary = (en / "report" / "summary.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;.py" in summary
+    assert "&#34;&#39;&gt;&lt;img src=x onerror=alert(1)&gt;.py" in summary
+    assert "ansi\\x1b[31mred\\x1b[0m.py" in summary and "bidi\\u202egnp.py" in summary
+    assert "학생 名前 é.py" in summary
+    sim = (en / "report" / "similarity.html").read_text(encoding="utf-8")
+    assert "# &lt;/td&gt;&lt;/tr&gt;&lt;script&gt;alert(3)&lt;/script&gt;" in sim
+    assert "X = &#39;\\x1b[2J&#39;" in sim
+    name = feedback_files(batch["rows"], "html")[HOSTILE[3]]    # three checks failed
+    feedback = (en / "feedback" / name).read_text(encoding="utf-8")
+    assert "grad&lt;/code&gt;&lt;script&gt;alert(2)&lt;/script&gt;" in feedback
+
+
+def test_html_feedback_keeps_code_as_code_and_prose_as_wrapping_text(spec):
+    rep = _report(spec, "hw.py", failing=1, example="embed(token_ids=np.array([[0]]))")
+    page = feedback_text(rep, "en", "html", "hw.py")
+    parsed = Page(page)
+    assert "<pre><code>embed(token_ids=np.array([[0]]))</code></pre>" in page
+    assert "<pre><code>import numpy as np\nprint(embed(token_ids=np.array([[0]])))" in page
+    hint = re.search(r"<dt>Hint</dt>\s*<dd>([^<]*)</dd>", page)
+    assert hint and "scatter-add" in hint.group(1)              # prose, not a <pre> block
+    assert re.search(r"dd \{[^}]*white-space: pre-wrap", page)  # and it wraps
+    assert re.search(r"pre \{[^}]*white-space: pre-wrap", page)
+    assert "h2" in parsed.tags and "dl" in parsed.tags
+    # a submission that could not be graded: one sentence, no score
+    assert "could not grade" in feedback_text(None, "en", "html", "x.py")
+
+
+# ----------------------------------------------------------------------------- language
+@pytest.mark.parametrize("lang", ["nl", "ko"])
+def test_pages_are_in_the_batch_language(batch, lang):
+    d = batch["pages"][lang]
+    found = {}
+    for path in _all_pages(d):
+        text = path.read_text(encoding="utf-8")
+        assert f'<html lang="{lang}">' in text
+        # names are the students' own words: left out of the reading, as code is
+        reading = page_text(text)
+        for r in batch["rows"]:
+            reading = reading.replace(inert(r["submission"]), " ")
+        reading = reading.replace("ANDREA-120M", " ")
+        if (bad := unreadable(reading, lang)):
+            found[path.name] = bad
+    assert not found, found
+
+
+def test_the_reader_finds_english_pages(batch):
+    """The language test can fail: the English pages are foreign to a Dutch reader."""
+    d = batch["pages"]["en"]
+    for name in ("summary.html", "similarity.html"):
+        assert unreadable(page_text((d / "report" / name).read_text(encoding="utf-8")), "nl")
+    sample = next((d / "feedback").glob("plain.py.html"))
+    assert unreadable(page_text(sample.read_text(encoding="utf-8")), "nl")
+
+
+# ----------------------------------------------------------------------------- in a browser
+needs_browser = pytest.mark.skipif(browser.skip_reason() is not None,
+                                   reason=browser.skip_reason() or "")
+
+
+@needs_browser
+@pytest.mark.parametrize("lang,page", [("nl", "report/summary.html"),
+                                       ("en", "report/similarity.html"),
+                                       ("ko", "feedback/plain.py.html")])
+def test_page_loads_fits_and_sorts_in_a_browser(batch, lang, page):
+    path = batch["pages"][lang] / page
+    got = browser.check(path, f"{lang}-{page.replace('/', '-').removesuffix('.html')}")
+    assert got["errors"] == [], got["errors"]
+    assert got["scrollWidth"] <= got["innerWidth"] == browser.WIDTH, got["wide"]
+    assert got["unsorted"] == []
+    if page.startswith("report/"):
+        assert got["sorted"] >= 4          # the sort buttons were there and clicked
+    assert got["screenshot"] and got["screenshot"].stat().st_size > 10_000
+
+
+@needs_browser
+def test_the_browser_check_finds_errors_overflow_and_outside_resources(tmp_path):
+    """The probe can fail: a page that loads an outside image, throws, and is too wide."""
+    from graders.grade.report_pages import csp
+
+    page = tmp_path / "bad.html"
+    page.write_text(
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{csp(None)}"></head><body>'
+        '<img src="https://example.invalid/x.png"><div style="width:3000px">wide</div>'
+        '<script>throw new Error("boom")</script></body></html>', encoding="utf-8")
+    got = browser.check(page)
+    assert got["scrollWidth"] > got["innerWidth"] and got["wide"]
+    said = " ".join(got["errors"])
+    assert "img-src" in said and "script-src" in said, said
