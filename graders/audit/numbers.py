@@ -153,13 +153,14 @@ _WORD_MORPHEMES = {
            "fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|"
            "sixty|seventy|eighty|ninety|hundred|thousand|million|billion"),
 }
-_NOT_ALONE = {"nl": {"een", "één", "eén", "en", "ën"}, "en": {"one"}}
+_NOT_ALONE = {"nl": {"een", "en", "ën"}, "en": {"one"}}   # "één" is the numeral, "een" the article
 _JOINERS = {"nl": {"en"}, "en": {"and"}}
 #: Scale words after which the trailing zeros of a number in words are not significant.
 _WORD_SCALES = {"nl": {"miljoen": 10 ** 6, "miljard": 10 ** 9},
                 "en": {"million": 10 ** 6, "billion": 10 ** 9}}
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _MAX_WORD = 80
+_MAX_RUN = 40        # words in one number ("zes miljoen vierhonderdachtentachtigduizend ...")
 
 
 @dataclass(frozen=True)
@@ -199,26 +200,33 @@ def read_words_latin(text: str, lang: str) -> list[WordNumber]:
     run: list[re.Match] = []
 
     def flush() -> None:
-        while run and run[-1].group().lower() in _JOINERS[lang] | _NOT_ALONE[lang] - {"een"}:
+        while run and run[-1].group().lower() in _JOINERS[lang] | {"ën"}:
             run.pop()
         while run and run[0].group().lower() in _JOINERS[lang]:
             run.pop(0)
         if not run:
             return
         words = [m.group().lower() for m in run]
-        if len(words) == 1 and words[0] in _NOT_ALONE[lang]:
-            run.clear()
-            return
-        phrase = " ".join(w.replace("-", " ") if lang == "en" else w for w in words)
-        value = _text2num(phrase, lang)
-        if value is None and len(run) > 1:      # "een zevenhonderd...": an article first
-            run.pop(0)
-            return flush()
-        if value is not None:
-            last = next((s for s in scales if words[-1].endswith(s)), None)
-            a, b = run[0].start(), run[-1].end()
-            out.append(WordNumber(a, b, text[a:b], Decimal(value),
-                                  _precision(value, scales, last)))
+        i = 0
+        while i < len(words):         # the longest run of words from i that is one number
+            if words[i] in _JOINERS[lang]:
+                i += 1
+                continue
+            for j in range(min(len(words), i + _MAX_RUN), i, -1):
+                if j - i == 1 and words[i] in _NOT_ALONE[lang]:
+                    continue
+                phrase = " ".join(w.replace("-", " ") if lang == "en" else w
+                                  for w in words[i:j])
+                value = _text2num(phrase, lang)
+                if value is not None:
+                    last = next((sc for sc in scales if words[j - 1].endswith(sc)), None)
+                    a, b = run[i].start(), run[j - 1].end()
+                    out.append(WordNumber(a, b, text[a:b], Decimal(value),
+                                          _precision(value, scales, last)))
+                    i = j
+                    break
+            else:
+                i += 1
         run.clear()
 
     prev_end = 0
@@ -314,6 +322,12 @@ def read_words_korean(text: str) -> list[WordNumber]:
         m = toks[i]
         word = m.group()
         hit = _korean_word(word)
+        if hit is None and word in KOREAN_BIG and i + 1 < len(toks) \
+                and text[m.end():toks[i + 1].start()] == " ":
+            nxt = toks[i + 1].group()       # "만 일", "만 개의": a bare 만 before its group
+            cont = _korean_word(nxt, single=True)
+            if (cont is not None and cont[0] < KOREAN_BIG[word]) or nxt.startswith(_KO_COUNTERS):
+                hit = (KOREAN_BIG[word], 1)
         if hit is None:
             nat = _native_before_counter(word, toks[i + 1].group() if i + 1 < len(toks) else "",
                                          text[m.end():toks[i + 1].start()] if i + 1 < len(toks)
@@ -327,8 +341,8 @@ def read_words_korean(text: str) -> list[WordNumber]:
         # "일억 이천만": a group ending in a big unit, a space, and the next group
         while (used == len(word) and word[-1] in KOREAN_BIG and i + 1 < len(toks)
                and text[m.end():toks[i + 1].start()] == " "):
-            nxt = _korean_word(toks[i + 1].group())
-            if nxt is None or nxt[0] >= 10 ** 4 * _smallest_big(word):
+            nxt = _korean_word(toks[i + 1].group(), single=True)
+            if nxt is None or nxt[0] >= KOREAN_BIG[word[-1]]:
                 break
             i += 1
             m = toks[i]
@@ -346,12 +360,9 @@ def read_words_korean(text: str) -> list[WordNumber]:
     return out
 
 
-def _smallest_big(word: str) -> int:
-    return KOREAN_BIG.get(word[-1], 1)
-
-
-def _korean_word(word: str) -> tuple[int, int] | None:
-    """(value, length of the numeral) when `word` is a Korean numeral plus a suffix."""
+def _korean_word(word: str, single: bool = False) -> tuple[int, int] | None:
+    """(value, length of the numeral) when `word` is a Korean numeral plus a suffix; `single`:
+    a one-syllable Sino-Korean numeral counts too (the group after 만/억: "만 일")."""
     for cut in range(len(word), 0, -1):
         num, suffix = word[:cut], word[cut:]
         if suffix not in KO_SUFFIXES:
@@ -359,7 +370,7 @@ def _korean_word(word: str) -> tuple[int, int] | None:
         v = read_native_korean(num)
         if v is not None and num not in ("한", "두", "세", "네", "스무"):
             return v, cut
-        if len(num) >= 2:
+        if len(num) >= 2 or single:
             v = read_sino_korean(num)
             if v is not None:
                 return v, cut
