@@ -146,6 +146,12 @@ class SubmissionError(ValueError):
         super().__init__(message + (f"\n{log.strip()}" if log.strip() else ""))
 
 
+class ExecutorGap(SubmissionError):
+    """The kernel compiles for the GPU but the CPU executor cannot build it: a CUDA function or
+    feature the checker does not provide yet. The message says so; it is not the student's
+    error."""
+
+
 class CompileFeedback(str):
     """The compile step's feedback (English text) where it is the kit's own sentences (the
     file refused, entry points missing): ``said`` holds them as ``findings.Said`` (each a line),
@@ -766,8 +772,26 @@ class KernelHost:
                     grid=int(gb[0]), block=int(gb[1]), row=row))
 
 
+def _executor_gap(name: str, log: str, compiled_for_gpu: bool) -> SubmissionError:
+    """The error for a kernel the CPU executor's compiler rejected: the checker's gap when the
+    log names a CUDA function (andrea_gpu.executor.device_api) or NVRTC compiled the file."""
+    from .executor.device_api import missing_in_log
+
+    gap = missing_in_log(log)
+    if gap:
+        return ExecutorGap(f"kernel submission {name} uses {', '.join(gap)}, which is CUDA but "
+                           f"which the checker's CPU executor does not provide yet: this is a "
+                           f"gap of the checker, not an error in your kernel", log)
+    if compiled_for_gpu:
+        return ExecutorGap(f"kernel submission {name} compiles for the GPU, but the checker's CPU "
+                           f"executor cannot build it: this is a gap of the checker, not an "
+                           f"error in your kernel", log)
+    return SubmissionError(f"kernel submission {name} does not build for the CPU executor", log)
+
+
 def load_kernel_submission(path, contract: KernelContract, validate, *,
-                           backend: str | None = None, sanitize: bool = True) -> KernelHost:
+                           backend: str | None = None, sanitize: bool = True,
+                           compiled_for_gpu: bool = False) -> KernelHost:
     """Build a submitted .cu for `backend` (default: cuda if available, else the CPU executor).
 
     On a CUDA device (and sanitize=True) every entry point is first exercised under NVIDIA
@@ -775,7 +799,9 @@ def load_kernel_submission(path, contract: KernelContract, validate, *,
     raised as KernelError at the first call that launches that kernel.
 
     Raises SubmissionError (with the compiler log) when includes are refused, entry points are
-    missing, a signature differs from the contract, or the source does not build.
+    missing, a signature differs from the contract, or the source does not build; ExecutorGap
+    (a SubmissionError) when what fails is the CPU executor's: the log names a CUDA function it
+    lacks, or `compiled_for_gpu` (NVRTC compiled the same file).
     """
     text, name = read_source(path)
     check_includes(text, name)
@@ -795,8 +821,7 @@ def load_kernel_submission(path, contract: KernelContract, validate, *,
         for ep in contract.entry_points:  # on cuda this is where NVRTC compiles
             module.get_function(ep.name)
     except BuildError as exc:
-        raise SubmissionError(f"kernel submission {name} does not build for the CPU executor",
-                              exc.log) from None
+        raise _executor_gap(name, exc.log, compiled_for_gpu) from None
     except Exception as exc:  # cupy's CompileException and friends
         if be.name != "cuda":
             raise
@@ -817,6 +842,6 @@ def load_kernel_submission(path, contract: KernelContract, validate, *,
     return kernels
 
 
-__all__ = ["ALLOWED_HEADERS", "EntryPoint", "KernelContract", "KernelContractError", "KernelHost",
+__all__ = ["ALLOWED_HEADERS", "EntryPoint", "ExecutorGap", "KernelContract", "KernelContractError", "KernelHost",
            "ShapeCycle", "SubmissionError", "check_includes", "compile_kernel_source",
            "load_kernel_submission", "read_source"]

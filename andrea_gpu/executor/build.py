@@ -122,7 +122,8 @@ static int andrea_sig(void (*)(A...), int *kinds, int cap) {
 """
 
 
-_WARP_RE = re.compile(r"\b(__shfl\w*_sync|__syncwarp|__ballot_sync|__any_sync|__all_sync)\b")
+_WARP_RE = re.compile(r"\b(__shfl\w*_sync|__syncwarp|__ballot_sync|__any_sync|__all_sync|"
+                      r"__match_\w+_sync|__reduce_\w+_sync)\b")
 
 
 def translation_unit(source: str, name: str, prelude: Path = PRELUDE) -> str:

@@ -248,12 +248,14 @@ class Kernel:
         arrays = [i for i, p in enumerate(self.params) if p.pointer]
         outputs = [i for i in arrays if self.params[i].kind == 0]  # const pointees stay as they are
         results = None
+        uninit = None
         for run, order in enumerate(orders):
             got, atomics = self._run(g, b, int(shared_mem), args, arrays, outputs, ORDERS[order],
                                      seed + run, flush_end=run % 2 == 0, label=order, block=b,
                                      grid=g)
             if results is None:
                 results = got
+                uninit = self._uninit_read()
             elif check_order and not atomics:
                 for i, first, now in zip(outputs, results, got):
                     if not np.array_equal(first.reshape(-1).view(np.uint8),
@@ -265,11 +267,47 @@ class Kernel:
                             F.MSG_SCHEDULES_DIFFER, kernel=self.name, argument=self._arg(i),
                             first=F.schedule(orders[0]), second=F.schedule(order), element=elem,
                             got=repr(first.reshape(-1)[elem]), other=repr(now.reshape(-1)[elem])))
+        if uninit is not None:
+            self._judge_uninit(uninit, results, g, b, int(shared_mem), args, arrays, outputs,
+                               ORDERS[orders[0]], seed, orders[0])
         for i, res in zip(outputs, results):
             np.copyto(args[i], res)
 
+    def _uninit_read(self):
+        """The tracked run's first read of never-written shared memory (race-report layout), or
+        None."""
+        if not self.module.checked:
+            return None
+        info = (ctypes.c_longlong * 16)()
+        return list(info) if self.module.lib.andrea_exec_uninit(info) else None
+
+    #: Bytes shared memory is filled with in the runs that judge a read of never-written
+    #: shared memory (the first run's is 0xFF: -1, NaN): zero, and a positive int / float
+    #: (0x42424242: 1111638594, 48.56).
+    JUDGE_FILLS = (0x00, 0x42)
+
+    def _judge_uninit(self, info, results, g, b, shmem, args, arrays, outputs, order, seed, label):
+        """A read of never-written shared memory is a finding only when the value read is used:
+        the launch runs again in the first run's schedule with shared memory filled with other
+        bytes (JUDGE_FILLS) instead of 0xFF. The same outputs (bit for bit: the same schedule
+        rounds atomics the same way) mean the value reached no output, address, branch or
+        atomic that matters (a slot read behind a short-circuited bound check, never used);
+        different outputs, or a run that fails, mean it did."""
+        for fill in self.JUDGE_FILLS:
+            try:
+                got, _ = self._run(g, b, shmem, args, arrays, outputs, order, seed,
+                                   flush_end=True, label=label, block=b, grid=g, fill=fill,
+                                   track=False)
+                same = all(np.array_equal(x.reshape(-1).view(np.uint8),
+                                          y.reshape(-1).view(np.uint8))
+                           for x, y in zip(results, got))
+            except KernelError:
+                same = False
+            if not same:
+                self._race(7, args, b, g, info)
+
     def _run(self, g, b, shmem, args, arrays, outputs, order, seed, flush_end, label, block,
-             grid):
+             grid, fill=0xFF, track=True):
         guarded = {i: _Guarded(args[i], flush_end) for i in arrays}
         try:
             holders, ptrs = [], (ctypes.c_void_p * max(len(args), 1))()
@@ -292,7 +330,8 @@ class Kernel:
                 self.module.lib.andrea_exec_set_spans(spans, len(args))
                 # the race checker watches the first run; later runs add the other guard
                 # layout and schedule (happens-before does not depend on the order)
-                track = int(self.module.checked and flush_end)
+                track = int(self.module.checked and flush_end and track)
+                self.module.lib.andrea_exec_set_fill(fill)
                 status = self._launch(cfg, ptrs, ranges, len(args), track)
                 atomics = bool(self.module.lib.andrea_exec_atomics_used())
             if status:
@@ -327,9 +366,10 @@ class Kernel:
         found = _source_line(str(self.module.path), offset, self.module.name)
         return f"{found[0]}:{found[1]}" if found else Said(F.MSG_UNKNOWN_LINE)
 
-    def _race(self, status, args, block, grid):
-        info = (ctypes.c_longlong * 16)()
-        self.module.lib.andrea_exec_race(info)
+    def _race(self, status, args, block, grid, info=None):
+        if info is None:
+            info = (ctypes.c_longlong * 16)()
+            self.module.lib.andrea_exec_race(info)
         arg, off = info[0], info[1]
         if arg >= 0:
             item = max(args[arg].dtype.itemsize, 1)

@@ -115,6 +115,7 @@ struct Fiber {
     unsigned long long xchg[2];  // this lane's values in warp exchanges (__shfl_*, __ballot_*),
     unsigned xseq[2];            // alternately: exchange k uses slot k % 2, stamped k + 1
     unsigned xk;                 // exchanges this lane has entered
+    int bred[2];                 // __syncthreads_count/and/or: this thread's predicate, by epoch % 2
     const char *bar_file;
     int bar_line;
 };
@@ -177,8 +178,15 @@ static char *g_stacks = nullptr;     // fiber stacks, kept from launch to launch
 static size_t g_stack_count = 0;
 static long long g_fault_where[6];  // block xyz, thread xyz at the fault
 static long long g_race[16];        // see andrea_exec_race
-static long long g_uninit[16];      // the block's first read of never-written shared memory
+static long long g_uninit[16];      // the launch's first read of never-written shared memory
 static bool g_uninit_seen = false;
+// The byte shared memory is filled with before every block (andrea_exec_set_fill: the launcher
+// runs a launch that read never-written shared memory again with another fill, to see whether
+// the value it read reaches anything).
+static int g_fill = 0xFF;
+// The call site of the atomic now running (its caller's return address), so that a fault or an
+// out-of-bounds access inside it is reported at the student's line.
+static const void *g_atomic_site = nullptr;
 static struct sigaction g_old[3];
 static const int g_sigs[3] = {SIGSEGV, SIGBUS, SIGFPE};
 static const size_t kStack = 32 * 1024;
@@ -225,6 +233,7 @@ static void on_fault(int sig, siginfo_t *si, void *uctx) {
 #else
     (void)uctx;
 #endif
+    if (g_atomic_site) g_fault_pc = site_offset(g_atomic_site);
     note_where();
     std::snprintf(g_msg, sizeof g_msg, "%s at address %p",
                   sig == SIGSEGV ? "segmentation fault" : sig == SIGBUS ? "bus error"
@@ -322,7 +331,8 @@ static void access_range(Range &r, uintptr_t a, size_t n, bool write, const void
             c->unwritten &= (uint8_t)~now.mask;
             if (now.mask == 0xF) c->r1.blk = c->r2.blk = NONE;
         } else {
-            // Reported when the block ends, unless a write by another thread makes it a race.
+            // Recorded (the launch's first); the launcher decides whether the value read was
+            // used (andrea_exec_uninit), unless a write by another thread makes it a race.
             if (r.arg < 0 && (c->unwritten & now.mask) && !g_uninit_seen) {
                 record(g_uninit, r, from, now, nullptr);
                 g_uninit_seen = true;
@@ -345,14 +355,19 @@ static inline void access(const void *ptr, size_t n, bool write, const void *sit
         if (a >= r.slo && a < r.shi) return access_range(r, a, n, write, site);
 }
 
-// An atomic on shared memory initialises it (for the never-written check) but is never part of
-// a race.
-void atomic_touch(const void *ptr, size_t n) {
+// An atomic (prelude.h) announces itself with its caller's address: an access outside an
+// argument buffer (within its mapping) is out of bounds at that line; on shared memory it
+// initialises the bytes (for the never-written check) but is never part of a race.
+void atomic_begin(const void *ptr, size_t n, const void *site) {
+    atomics_used = 1;
+    g_atomic_site = site;
     Launch *L = g;
     if (!L || !L->track) return;
     uintptr_t a = (uintptr_t)ptr;
     for (Range &r : L->ranges) {
-        if (r.arg >= 0 || a < r.lo || a >= r.hi) continue;
+        if (a < r.slo || a >= r.shi) continue;
+        if (a < r.lo || a + n > r.hi) out_of_bounds(a < r.lo || a >= r.hi ? a : r.hi, site);
+        if (r.arg >= 0) return;
         uintptr_t end = a + n < r.hi ? a + n : r.hi;
         for (uintptr_t w = a & ~(uintptr_t)3; w < end; w += 4) {
             uintptr_t from = a > w ? a : w, to = end < w + 4 ? end : w + 4;
@@ -618,12 +633,44 @@ void trap(const char *file, int line) {
     __builtin_unreachable();
 }
 
+void atomic_end() { g_atomic_site = nullptr; }
+
+// __syncthreads_count (op 0), __syncthreads_and (1), __syncthreads_or (2): a barrier that also
+// combines every thread's predicate. Slots alternate by barrier epoch, as warp exchanges do.
+int barrier_reduce(int pred, int op, const char *file, int line) {
+    const unsigned e = g->fibers[g->current].epoch;
+    g->fibers[g->current].bred[e % 2] = pred;
+    barrier(file, line);
+    int count = 0;
+    for (const Fiber &f : g->fibers) count += f.bred[e % 2] != 0;
+    const int n = (int)g->fibers.size();
+    return op == 0 ? count : op == 1 ? (count == n) : (count != 0);
+}
+
+// Every live lane's value (all[lane]) and the mask of live lanes: __match_*_sync, __reduce_*_sync.
+unsigned warp_gather(unsigned long long value, unsigned long long *all, const char *file, int line) {
+    int me = g->current;
+    unsigned base = (unsigned)me / kWarp * kWarp;
+    unsigned k = g->fibers[me].xk++, slot = k % 2;
+    g->fibers[me].xchg[slot] = value;
+    g->fibers[me].xseq[slot] = k + 1;
+    warp_sync(file, line);
+    unsigned live = 0;
+    for (unsigned l = 0; l < kWarp; ++l) {
+        all[l] = 0;
+        if (base + l >= g->fibers.size()) continue;
+        const Fiber &o = g->fibers[base + l];
+        if (o.xseq[slot] == k + 1) { all[l] = o.xchg[slot]; live |= 1u << l; }
+    }
+    return live;
+}
+
 void *dynamic_shared() { return g->dyn_shared.empty() ? nullptr : g->dyn_shared.data(); }
 
 static void poison_shared() {
     if (__start_andrea_shared && __stop_andrea_shared)
-        std::memset(__start_andrea_shared, 0xFF, (size_t)(__stop_andrea_shared - __start_andrea_shared));
-    if (!g->dyn_shared.empty()) std::memset(g->dyn_shared.data(), 0xFF, g->dyn_shared.size());
+        std::memset(__start_andrea_shared, g_fill, (size_t)(__stop_andrea_shared - __start_andrea_shared));
+    if (!g->dyn_shared.empty()) std::memset(g->dyn_shared.data(), g_fill, g->dyn_shared.size());
 }
 
 static void add_range(std::vector<Range> &rs, uintptr_t lo, size_t n, int arg) {
@@ -702,6 +749,8 @@ int launch(const unsigned long long *cfg, const unsigned long long *ranges, int 
     g_fault_general = 0;
     g_fault_stack = 0;
     g_fault_pc = -1;
+    g_atomic_site = nullptr;
+    g_uninit_seen = false;
     atomics_used = 0;
     int status = sigsetjmp(g_jmp, 1);
     if (status == 0) {
@@ -716,17 +765,13 @@ int launch(const unsigned long long *cfg, const unsigned long long *ranges, int 
                 if (r.arg < 0) clear_shadow(r);  // shared memory is new in every block
             L.blk = b;
             L.track = track != 0;
-            g_uninit_seen = false;
             run_block(order);
             L.track = false;
-            if (g_uninit_seen) {
-                std::memcpy(g_race, g_uninit, sizeof g_race);
-                std::snprintf(g_msg, sizeof g_msg, "read of uninitialised shared memory");
-                fail(UNINIT_SHARED);
-            }
         }
     }
     g_active = 0;
+    g_atomic_site = nullptr;
+    g_fill = 0xFF;
     g = saved;
     for (int i = 0; i < 3; ++i) sigaction(g_sigs[i], &g_old[i], nullptr);
     sigaltstack(&old_alt, nullptr);
@@ -762,6 +807,9 @@ __attribute__((noinline)) void __tsan_write_range(void *p, unsigned long n) {
     andrea_exec::access(p, n, true, __builtin_return_address(0));
 }
 void __tsan_init() {}
+// __threadfence() is a compiler barrier (prelude.h): it orders nothing for the checker.
+void __tsan_atomic_signal_fence(int) {}
+void __tsan_atomic_thread_fence(int) {}
 void __tsan_func_entry(void *) {}
 void __tsan_func_exit() {}
 void __tsan_vptr_update(void **, void *) {}
@@ -780,6 +828,13 @@ void andrea_exec_fault_where(long long *out) { std::memcpy(out, andrea_exec::g_f
 // block, flat thread, code offset in the library; [10] the range's start address.
 void andrea_exec_race(long long *out) { std::memcpy(out, andrea_exec::g_race, sizeof andrea_exec::g_race); }
 long long andrea_exec_fault_pc() { return andrea_exec::g_fault_pc; }
+// The last launch's first read of never-written shared memory (as andrea_exec_race); 0 if none.
+int andrea_exec_uninit(long long *out) {
+    std::memcpy(out, andrea_exec::g_uninit, sizeof andrea_exec::g_uninit);
+    return andrea_exec::g_uninit_seen ? 1 : 0;
+}
+// The byte shared memory is filled with in the next launch (0xFF otherwise).
+void andrea_exec_set_fill(int byte) { andrea_exec::g_fill = byte & 0xFF; }
 // For the next launch: (lo, hi) of each argument's whole accessible mapping (0, 0 for values).
 void andrea_exec_set_spans(const unsigned long long *spans, int n) {
     andrea_exec::g_spans.assign(spans, spans + 2 * n);

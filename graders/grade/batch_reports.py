@@ -138,7 +138,7 @@ def feedback_text(report: dict | None, lang: str, fmt: str = "md", name: str = "
     if not imp.get("ok", True):
         kernel = report.get("kind") == "kernel"
         lines += ["", t(M.IMPORT_FAILED), "", _Block(M.import_detail(imp, t, kernel=kernel)),
-                  "", t(M.IMPORT_HINT_KERNEL if kernel else M.IMPORT_HINT)]
+                  "", t(M.import_hint(imp, kernel))]
     for note in M.cells_raised(report, t):
         lines += ["", _Said(note)]
     for d in ((report.get("notebook") or {}).get("dropped") or [])[:20]:

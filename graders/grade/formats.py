@@ -220,7 +220,7 @@ def summary(report: dict, t: Translator, *, students: bool = True,
         lines = []
     imp = report.get("import") or {}
     if not imp.get("ok", True):
-        hint = M.IMPORT_HINT_KERNEL if report.get("kind") == "kernel" else M.IMPORT_HINT
+        hint = M.import_hint(imp, report.get("kind") == "kernel")
         lines += ["", t(M.IMPORT_FAILED),
                   M.import_detail(imp, t, kernel=report.get("kind") == "kernel"), t(hint)]
     else:

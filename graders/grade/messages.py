@@ -109,6 +109,9 @@ KERNEL_COMPILE_FAILED = "Your kernel file does not compile; the compiler says:\n
 KERNEL_REFUSED = "Your kernel file was not compiled:\n{log}"
 IMPORT_HINT_KERNEL = ("Fix this error so that your kernel file compiles; until then every check "
                       "scores zero.")
+HINT_EXECUTOR_GAP = ("Your kernel compiles for the GPU, but the checker's CPU executor cannot run "
+                     "it yet: this is a gap of the checker, not an error in your kernel. Tell "
+                     "your instructor; no check could run.")
 HINT_TIMEOUT_KERNEL = ("Look for a loop that never ends, a grid-stride or block-stride loop whose "
                        "index never grows, or a __syncthreads() inside a loop that runs once per "
                        "element; keep the barriers per block few.")
@@ -232,6 +235,14 @@ def fault_detail(detail: dict, t=None) -> str:
     if isinstance(said, dict) and isinstance(said.get("msgid"), str):
         fields["detail"] = t(said["msgid"], **dict(said.get("fields") or {}))
     return t(detail["msgid"], **fields)
+
+
+def import_hint(imp: dict, kernel: bool) -> str:
+    """The hint under an import failure: a kernel the checker's CPU executor cannot build
+    (ExecutorGap: it compiles for the GPU) is not the student's to fix."""
+    if kernel and imp.get("type") == "ExecutorGap":
+        return HINT_EXECUTOR_GAP
+    return IMPORT_HINT_KERNEL if kernel else IMPORT_HINT
 
 
 def import_detail(imp: dict, t=None, *, kernel: bool = False) -> str:

@@ -445,6 +445,8 @@ KERNEL_RUNTIME = {
     "andrea_gpu/sanitizer.py": "andrea_gpu/sanitizer.py",
     "andrea_gpu/executor/__init__.py": "andrea_gpu/executor/__init__.py",
     "andrea_gpu/executor/build.py": "andrea_gpu/executor/build.py",
+    "andrea_gpu/executor/device_api.py": "andrea_gpu/executor/device_api.py",
+    "andrea_gpu/executor/cuda_device_api.txt": "andrea_gpu/executor/cuda_device_api.txt",
     "andrea_gpu/executor/findings.py": "andrea_gpu/executor/findings.py",
     "andrea_gpu/executor/launch.py": "andrea_gpu/executor/launch.py",
     "andrea_gpu/executor/prelude.h": "andrea_gpu/executor/prelude.h",

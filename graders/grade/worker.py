@@ -631,7 +631,7 @@ def _load_kernel(path: str, runtime_dir: str):
         if isinstance(log, host.CompileFeedback):   # the kit's own sentences, translatable
             exc.said = log.translatable()
         raise exc
-    return host.load_kernel_submission(path, contract, andrea_validate)
+    return host.load_kernel_submission(path, contract, andrea_validate, compiled_for_gpu=True)
 
 
 class CompileError(Exception):

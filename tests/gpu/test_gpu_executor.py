@@ -263,3 +263,23 @@ def test_shared_memory_written_by_atomics_counts_as_written(selftest_module):
     out = np.zeros(64, dtype=np.int32)
     selftest_module.get_function("shared_atomic_counter")((1,), (64,), (out,))
     assert out.tolist() == [64] * 64
+
+
+# ------------------------------------------------------------------------- never-written shared memory, by use
+def test_a_never_written_shared_value_that_reaches_nothing_is_no_finding(selftest_module):
+    """The slot past the last written one is read, but only looked at behind `t + 1 < n`
+    (the shape of a batch loop's tail): no finding, and the results are right."""
+    x = np.arange(1, 6, dtype=np.int32)
+    out = np.full(8, -7, dtype=np.int32)
+    selftest_module.get_function("uninit_unused")((1,), (32,), (x, out, np.int32(5)))
+    assert out.tolist() == [2, 3, 4, 5, 0, -7, -7, -7]
+
+
+@pytest.mark.parametrize("kernel", ["uninit_in_branch", "uninit_as_index", "uninit_in_atomic"])
+def test_a_never_written_shared_value_that_is_used_is_a_finding(selftest_module, kernel):
+    x = np.arange(1, 6, dtype=np.int32)
+    out = np.zeros(8, dtype=np.int32)
+    with pytest.raises(KernelError, match=rf"{kernel}: read of never-written shared memory at "
+                                          r"byte offset \d+ at selftest\.cu:\d+ \(block \(0,0,0\) "
+                                          r"thread \(4,0,0\) reads it"):
+        selftest_module.get_function(kernel)((1,), (32,), (x, out, np.int32(5)))

@@ -173,3 +173,40 @@ extern "C" __global__ void shared_atomic_counter(int *out) {
     __syncthreads();
     out[threadIdx.x] = count;
 }
+
+// Reads of never-written shared memory judged by their use. Each thread reads the slot of the
+// thread after it; slots at or past n are never written. unused: that value is only looked at
+// behind a short-circuited `t + 1 < n`, so it reaches nothing. in_branch: it decides a branch;
+// as_index: it becomes an address; in_atomic: it goes into an atomic.
+extern "C" __global__ void uninit_unused(const int *x, int *out, int n) {
+    __shared__ int s[128];
+    const int t = threadIdx.x;
+    if (t < n) s[t] = x[t];
+    __syncthreads();
+    const int next = s[t + 1];
+    if (t + 1 < n && next > 0) out[t] = next;
+    else if (t < n) out[t] = 0;
+}
+extern "C" __global__ void uninit_in_branch(const int *x, int *out, int n) {
+    __shared__ int s[128];
+    const int t = threadIdx.x;
+    if (t < n) s[t] = x[t];
+    __syncthreads();
+    const int next = s[t + 1];
+    if (t < n) out[t] = next > 0 ? 1 : 2;
+}
+extern "C" __global__ void uninit_as_index(const int *x, int *out, int n) {
+    __shared__ int s[128];
+    const int t = threadIdx.x;
+    if (t < n) s[t] = x[t];
+    __syncthreads();
+    const int next = s[t + 1];
+    if (t < n) out[t] = x[(unsigned)next % (unsigned)n];
+}
+extern "C" __global__ void uninit_in_atomic(const int *x, int *out, int n) {
+    __shared__ int s[128];
+    const int t = threadIdx.x;
+    if (t < n) s[t] = x[t];
+    __syncthreads();
+    if (t < n) atomicAdd(out, s[t + 1] & 1);
+}
