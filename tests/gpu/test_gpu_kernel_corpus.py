@@ -132,6 +132,15 @@ BUGS = {
         "out_of_range_ids", "EMB-ERR-01",
         r"KernelError\('kernel andrea_lookup \(trap, \w+ schedule\): block \(\d+,0,0\) thread "
         r"\(\d+,0,0\): assert\(id >= 0 && id < num_rows\) failed at bug_assert_ids\.cu:7"),
+    "bug_warp_batch_no_final_barrier.cu": (
+        "token_gradient_scatter_add", "BWD-TOK-01",
+        r"RaceError: kernel andrea_embed_backward_token: data race on shared memory at byte "
+        r"offset \d+ at lines bug_warp_batch_no_final_barrier\.cu:(47|5[0-9]|6[0-9]) and "
+        r"bug_warp_batch_no_final_barrier\.cu:(47|5[0-9]|6[0-9])"),
+    "bug_atomic_out_of_bounds.cu": (
+        "backward_errors", "BWD-ERR-01",
+        r"OutOfBoundsError\('kernel andrea_embed_backward_token: out-of-bounds access to argument "
+        r"2 \(grad_token\) at bug_atomic_out_of_bounds\.cu:44: byte offset"),
     "bug_bad_not_smallest.cu": (
         "out_of_range_ids", "EMB-ERR-01",
         r"lookup\(\) raised KernelContractError\('andrea_lookup \(grid \d+, block \d+\) set "
