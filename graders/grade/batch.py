@@ -288,7 +288,8 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
                            for name, parts in sources.items()}, similarity_threshold)
     _flag(rows, pairs)
     if csv_path:
-        write_csv(csv_path, rows, list(spec.groups))
+        write_csv(csv_path, rows, list(spec.groups),
+                  feedback=feedback_format if feedback_dir else None)
     if histogram:
         write_histogram(histogram, rows, spec, lang)
     if feedback_dir:
@@ -369,14 +370,19 @@ def csv_cell(value):
     return "'" + text if text.startswith(FORMULA_START) else text
 
 
-def write_csv(path, rows, group_ids) -> None:
+def write_csv(path, rows, group_ids, feedback: str | None = None) -> None:
+    """One row per submission; with `feedback` (the feedback files' format), a column
+    ``feedback`` naming each submission's feedback file."""
     check_ids: list[str] = []
     for r in rows:
         for c in r.get("checks", {}):
             if c not in check_ids:
                 check_ids.append(c)
-    cols = ["submission", "score", "max_score", *group_ids, "problem", "flags", *check_ids,
-            "sha256", "graded_at"]
+    cols = ["submission", *(["feedback"] if feedback else []), "score", "max_score",
+            *group_ids, "problem", "flags", *check_ids, "sha256", "graded_at"]
+    if feedback:
+        files = feedback_files(rows, feedback)
+        rows = [dict(r, feedback=files[r["submission"]]) for r in rows]
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
         w.writeheader()

@@ -160,24 +160,41 @@ def _as(fmt: str, lines: list[str], title: str) -> str:
                      else line for line in lines) + "\n"
 
 
+_PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,149}")
+
+
 def safe_name(name: str) -> str:
-    """A file name for a submission's feedback (no folders, no leading dot)."""
-    s = re.sub(r"[^\w.\- ]", "_", name).strip(" .") or "submission"
-    return s[:150]
+    """The stem of a submission's feedback file: one for each name, never another's.
+
+    A name of lower-case letters, digits, ``.``, ``_`` and ``-`` (not starting with a dot or a
+    dash) is its own stem (``alice.py``); any other name gets its characters outside that set
+    replaced by ``_`` and ``~`` with ten hex digits of its SHA-256 after it (``" bob.py"`` ->
+    ``bob.py~3f2a...``). A plain stem never holds ``~`` and differs from every other plain stem
+    in more than case, so no two names share a file, even on a file system that ignores case
+    (a leading space took bob's file, and bob's went to ``bob.py-2.md``)."""
+    if _PLAIN_NAME.fullmatch(name):
+        return name
+    import hashlib
+
+    shown = re.sub(r"[^A-Za-z0-9._-]", "_", name).strip("._-")[:100] or "submission"
+    return f"{shown}~{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:10]}"
+
+
+def feedback_file(name: str, fmt: str = "md") -> str:
+    """The file name of a submission's feedback (see safe_name)."""
+    return f"{safe_name(name)}.{fmt}"
 
 
 def feedback_files(rows: list[dict], fmt: str = "md") -> dict[str, str]:
-    """submission -> the name of its feedback file: its safe name, numbered where two would be
-    the same (compared without case)."""
-    used: set[str] = set()
-    out = {}
+    """submission -> the name of its feedback file (feedback_file: one per name, never
+    another's, compared without case too)."""
+    out: dict[str, str] = {}
+    used: dict[str, str] = {}
     for r in rows:
-        base = safe_name(r["submission"])
-        stem, k = base, 2
-        while stem.lower() in used:
-            stem, k = f"{base}-{k}", k + 1
-        used.add(stem.lower())
-        out[r["submission"]] = f"{stem}.{fmt}"
+        file = feedback_file(r["submission"], fmt)
+        if used.setdefault(file.lower(), r["submission"]) != r["submission"]:
+            raise RuntimeError(f"two submissions with one feedback file: {file}")  # cannot be
+        out[r["submission"]] = file
     return out
 
 

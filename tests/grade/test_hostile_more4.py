@@ -304,3 +304,40 @@ def test_nothing_visible_depends_on_a_hidden_result(tmp_path, spec):
     assert shown[0] == shown[1], shown
     assert "Nothing went wrong" in shown[0][0] and "HIDDEN-INPUT" not in shown[1][0]
     assert "HIDDEN-INPUT" in rep["submission_output"]    # the staff still see it
+
+
+# ----------------------------------------------------------------------------- names
+def test_names_that_look_alike_never_share_a_feedback_file_or_a_row(tmp_path, spec):
+    import csv
+    import shutil
+
+    from graders.grade import batch
+    from graders.grade.batch_reports import safe_name
+
+    from .conftest import SANDBOX
+
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    correct = ROOT / "examples" / "submissions" / "correct_student.py"
+    shutil.copy(correct, subs / "bob.py")
+    for alias in (" bob.py", "\u200bbob.py", "Bob.py"):   # ("bob.py " is no .py file)
+        shutil.copy(MORE4 / "name_collision.py", subs / alias)
+    out = tmp_path / "out"
+    out.mkdir()
+    batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", profile="dev",
+                    limits=LIMITS, sandbox=SANDBOX, select=["vector_norm"], progress=False,
+                    feedback_dir=out / "fb", report_dir=out / "rep", csv_path=out / "s.csv")
+    rows = list(csv.DictReader(open(out / "s.csv", encoding="utf-8")))
+    names = [r["submission"] for r in rows]
+    assert sorted(names) == sorted(["bob.py", "\\x20bob.py", "\\u200bbob.py", "Bob.py"]), names
+    files = {r["submission"]: r["feedback"] for r in rows}
+    assert files["bob.py"] == "bob.py.md"
+    assert len({f.lower() for f in files.values()}) == 4
+    assert sorted(p.name for p in (out / "fb").iterdir()) == sorted(files.values())
+    for r in rows:
+        text = (out / "fb" / r["feedback"]).read_text(encoding="utf-8")
+        assert text.splitlines()[0].replace("\\\\", "\\") == "# " + r["submission"], text[:80]
+    by = {r["submission"]: r for r in rows}
+    assert by["bob.py"]["vector_norm"] == "passed"
+    assert all(by[n]["vector_norm"] == "failed" for n in names if n != "bob.py")
+    assert safe_name("bob.py") == "bob.py" and "~" in safe_name("Bob.py")
