@@ -20,7 +20,7 @@ venv: $(VENV)/.installed bytecode
 # every command would compile its modules again: ~50-100 ms per andrea-* command). Stale files
 # are recompiled; Python ignores a .pyc whose source changed since.
 bytecode: $(VENV)/.installed
-	@$(PY) -m compileall -q andrea_ref andrea_gpu graders spec benchmarks
+	@$(PY) -m compileall -q andrea_runtime andrea_ref andrea_gpu graders spec benchmarks
 
 demo: venv
 	$(PY) -m graders.demo
@@ -62,4 +62,4 @@ selfcheck-wheel: venv
 
 clean:
 	rm -rf $(VENV) .hypothesis .pytest_cache build dist *.egg-info
-	find andrea_ref andrea_gpu graders spec benchmarks tests -name __pycache__ -prune -exec rm -rf {} +
+	find andrea_runtime andrea_ref andrea_gpu graders spec benchmarks tests -name __pycache__ -prune -exec rm -rf {} +

@@ -1,15 +1,16 @@
 """The host side of a kernel submission: a student's .cu file behind the Python contract.
 
-This module is the **kernel runtime** the grading worker receives (with ``backend.py``,
-``nvrtc.py`` and ``executor/``): it imports only numpy, the standard library and those modules,
-never the reference (``andrea_ref``), the spec or the reference kernels. What it needs from
-them comes in as data:
+This module is part of the **kernel runtime** the grading worker receives (andrea_gpu without
+its reference kernels, ``ops.py`` and ``submission.py``, beside ``andrea_runtime``): it
+imports only numpy, the standard library, ``andrea_runtime`` and those modules, never the
+reference (``andrea_ref``), the spec or the reference kernels. What it needs from them comes
+in as data:
 
-* the kernel contract: the spec's ``kernels:`` mapping (entry point names, parameter types,
-  launch shapes), as a plain dict (the grader writes it as JSON);
+* the kernel contract: ``andrea_runtime.kernel_contract.KernelContract`` (entry point names,
+  parameter types, launch shapes), read from the spec's ``kernels:`` mapping (the grader
+  writes it as JSON);
 * the argument checks (``validate``): a module with ``table``, ``token_ids``, ``sequence``
-  and ``backward_args`` raising the contract's errors (andrea_ref's ``validate.py``, which holds
-  no reference computation).
+  and ``backward_args`` raising the contract's errors (``andrea_runtime.validate``).
 
 It provides
 
@@ -38,6 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from andrea_runtime.kernel_contract import EntryPoint, KernelContract
 
 from .backend import get_backend
 from .executor import findings as F
@@ -172,67 +175,6 @@ class CompileFeedback(str):
 class KernelContractError(F.FindingError):
     """A kernel broke the contract's rule for out-of-range ids (never an IndexError); its
     message is a finding (findings.MSG_BAD_*, ...), translatable like the executor's."""
-
-
-# ----------------------------------------------------------------------------- the contract
-@dataclass(frozen=True)
-class EntryPoint:
-    name: str
-    params: tuple[tuple[str, str], ...]  # (name, C type)
-    grid: str
-    computes: str
-
-    def signature(self) -> str:
-        args = ", ".join(f"{t} {n}" for n, t in self.params)
-        return f'extern "C" __global__ void {self.name}({args})'
-
-
-@dataclass(frozen=True)
-class KernelContract:
-    arch: str
-    entry_points: tuple[EntryPoint, ...]
-    test_shapes: tuple[tuple, ...]
-    rule: str
-
-    @classmethod
-    def from_data(cls, raw: dict) -> "KernelContract":
-        """From the spec's ``kernels:`` mapping (or its JSON copy)."""
-        try:
-            eps = tuple(EntryPoint(e["name"], tuple((p["name"], p["type"]) for p in e["params"]),
-                                   e["grid"], e["computes"]) for e in raw["entry_points"])
-            shapes = tuple(tuple(s) for s in raw["launch"]["test_shapes"])
-            return cls(raw["arch"], eps, shapes, raw["launch"]["rule"])
-        except (KeyError, TypeError) as exc:
-            raise SubmissionError(f"the kernel contract is incomplete (missing {exc})") from None
-
-    def to_data(self) -> dict:
-        """The contract as the spec's ``kernels:`` mapping (what from_data reads)."""
-        return {"arch": self.arch,
-                "entry_points": [{"name": e.name, "grid": e.grid, "computes": e.computes,
-                                  "params": [{"name": n, "type": t} for n, t in e.params]}
-                                 for e in self.entry_points],
-                "launch": {"test_shapes": [list(s) for s in self.test_shapes],
-                           "rule": self.rule}}
-
-    def entry(self, name: str) -> EntryPoint:
-        for ep in self.entry_points:
-            if ep.name == name:
-                return ep
-        raise SubmissionError(f"the kernel contract has no entry point {name}")
-
-    def check_source(self) -> str:
-        """C++ appended to a submission: one static_assert per entry point's signature."""
-        lines = ["", "// ---- andrea kernel contract: signature checks (generated) ----",
-                 "template <typename A, typename B> struct andrea_contract_same "
-                 "{ static const bool value = false; };",
-                 "template <typename A> struct andrea_contract_same<A, A> "
-                 "{ static const bool value = true; };"]
-        for ep in self.entry_points:
-            types = ", ".join(t for _, t in ep.params)
-            lines.append(f"static_assert(andrea_contract_same<decltype(&{ep.name}), "
-                         f"void (*)({types})>::value, \"{ep.name} must be declared as: "
-                         f"{ep.signature().replace(chr(34), chr(92) + chr(34))}\");")
-        return "\n".join(lines) + "\n"
 
 
 # ----------------------------------------------------------------------------- source checks
@@ -817,7 +759,7 @@ def load_kernel_submission(path, contract: KernelContract, validate, *,
         if isinstance(names, dict):  # a kernel declared through a macro: the contract's names
             for ep in contract.entry_points:
                 if len(names.get(ep.name, ())) != len(ep.params):
-                    names[ep.name] = tuple(n for n, _ in ep.params)
+                    names[ep.name] = tuple(p.name for p in ep.params)
         for ep in contract.entry_points:  # on cuda this is where NVRTC compiles
             module.get_function(ep.name)
     except BuildError as exc:

@@ -5,7 +5,7 @@ full kernel set of ``kernels/embedding.cu`` and ``kernels/cosine.cu`` (float32 a
 variants, deterministic backward). A student's kernel submission is hosted by
 ``andrea_gpu.host`` instead (the contract's entry points only, no reference in reach).
 
-Every public method raises the reference's errors before any launch (``andrea_ref.validate``),
+Every public method raises the reference's errors before any launch (``andrea_runtime.validate``),
 so both implementations fail alike; ids that slip past (never, in practice) are caught on the
 device, which reports the first bad flat index instead of reading out of bounds.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from andrea_ref import validate
+from andrea_runtime import validate
 
 INT32_MAX = np.iinfo(np.int32).max
 

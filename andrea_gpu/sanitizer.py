@@ -19,7 +19,7 @@ extra) or a CUDA toolkit on PATH.
 Without a CUDA device (``cupy.cuda.is_available()`` false) or without compute-sanitizer,
 ``available()`` says why and nothing runs. This path has not been run on a GPU machine yet.
 
-    python -m andrea_gpu.sanitizer --exercise student.cu contract.json   # the child's side
+    python -m andrea_gpu.exercise student.cu contract.json   # the child's side
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def run(path, contract_data: dict, *, tools=TOOLS, timeout: float = 120.0,
     try:
         for tool in tools:
             cmd = [exe, "--tool", tool, "--error-exitcode", str(ERROR_EXIT), "--print-limit",
-                   "20", sys.executable, "-s", "-S", "-m", "andrea_gpu.sanitizer", "--exercise",
+                   "20", sys.executable, "-s", "-S", "-m", "andrea_gpu.exercise",
                    str(path), str(contract_file)]
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                                   env=child_env)
@@ -167,81 +167,3 @@ def run(path, contract_data: dict, *, tools=TOOLS, timeout: float = 120.0,
     finally:
         contract_file.unlink(missing_ok=True)
     return findings
-
-
-def exercise(path: str, contract_file: str) -> None:
-    """The child's side: launch every entry point of `path` on the device, every test shape,
-    with good ids and with out-of-range ones (errors are expected and ignored here)."""
-    import numpy as np
-
-    from . import host
-    from .backend import get_backend
-
-    contract = host.KernelContract.from_data(json.loads(Path(contract_file).read_text()))
-    text, name = host.read_source(path)
-    be = get_backend("cuda")
-    import cupy
-
-    from .nvrtc import OPTIONS
-    module = cupy.RawModule(code=text + contract.check_source(), options=(*OPTIONS, LINE_INFO),
-                            backend="nvrtc")
-    sub = host.KernelHost(path, module, be, contract, _PlainChecks)
-    rng = np.random.default_rng(0)
-    rows, d, t = 37, 70, 9
-    tab = rng.standard_normal((rows, d)).astype(np.float32)
-    pos = rng.standard_normal((t, d)).astype(np.float32)
-    ids = rng.integers(0, rows, (3, t))
-    grad = rng.standard_normal((3, t, d)).astype(np.float32)
-    bad = ids.copy()
-    bad[1, 2] = rows
-    for _ in contract.test_shapes:
-        for call in (lambda: sub.lookup(tab, ids), lambda: sub.embed(ids, tab, pos),
-                     lambda: sub.embed_backward(ids, grad, rows, t),
-                     lambda: sub.lookup(tab, bad), lambda: sub.embed(bad, tab, pos),
-                     lambda: sub.embed_backward(bad, grad, rows, t)):
-            try:
-                call()
-            except Exception:  # noqa: BLE001 - the sanitizer's report is what counts here
-                pass
-    cupy.cuda.Device().synchronize()
-
-
-class _PlainChecks:
-    """The argument checks the exercise needs (its own inputs are well formed)."""
-
-    @staticmethod
-    def table(name, value):
-        import numpy as np
-        return np.asarray(value)
-
-    @staticmethod
-    def token_ids(value, num_rows, name="token_ids"):
-        import numpy as np
-        ids = np.asarray(value)
-        if ids.size and (ids.min() < 0 or ids.max() >= num_rows):
-            raise IndexError(f"{name} out of range")
-        return ids
-
-    @staticmethod
-    def sequence(ids, context_length, name="token_ids"):
-        return ids.shape[-1]
-
-    @staticmethod
-    def backward_args(ids, grad_out, vocab_size, context_length):
-        import numpy as np
-        ids = _PlainChecks.token_ids(ids, vocab_size)
-        grad = np.asarray(grad_out)
-        return ids, grad, ids.shape[-1], int(vocab_size), int(context_length)
-
-
-def main(argv=None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) == 3 and args[0] == "--exercise":
-        exercise(args[1], args[2])
-        return 0
-    print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
-    return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

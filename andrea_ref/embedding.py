@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import scipy.sparse
 
-from . import validate
+from andrea_runtime import validate
 
 
 # ------------------------------------------------------------------------- parameter counts

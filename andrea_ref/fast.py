@@ -21,7 +21,7 @@ from the reference, so ``andrea-conform andrea_ref.fast`` checks a whole impleme
   are random rows of a table bigger than the cache, so the scan asks for the next one's cache
   lines (a prefetch hint) while it adds the current one.
 
-Arguments are checked by :mod:`andrea_ref.validate`, the reference's own checks, before any
+Arguments are checked by :mod:`andrea_runtime.validate`, the reference's own checks, before any
 work, so every error is the reference's (type and wording). What the compiled loops do not
 cover goes to the reference itself: dtypes other than float32/float64, arrays that are not
 C-contiguous, an ``out=`` that overlaps an input, and every call when numba is not installed
@@ -41,7 +41,7 @@ import os
 import numpy as np
 
 from . import embedding as _ref
-from . import validate
+from andrea_runtime import validate
 from .embedding import (embedding_params, init_table, position_embedding_params,
                         token_embedding_params)
 from .positions import rope, sinusoidal_encoding

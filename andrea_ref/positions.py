@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import validate
+from andrea_runtime import validate
 
 
 def _positions(positions) -> np.ndarray:

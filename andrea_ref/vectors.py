@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from . import validate
+from andrea_runtime import validate
 
 
 def dot(u, v) -> float:

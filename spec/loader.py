@@ -20,6 +20,8 @@ from typing import Any, Mapping
 import jsonschema
 import yaml
 
+from andrea_runtime.kernel_contract import EntryPoint, KernelContract, KernelParam
+
 SPEC_DIR = Path(__file__).resolve().parent
 SCHEMA_PATH = SPEC_DIR / "spec.schema.json"
 DEFAULT_SPEC = "andrea-120m"
@@ -152,36 +154,10 @@ class Contract:
         return name in self.names
 
 
-@dataclass(frozen=True)
-class KernelParam:
-    name: str
-    type: str                        # C type: "const float*", "int", ...
-    shape: tuple[int | str, ...] = ()
-    zeroed: bool = False
-
-
-@dataclass(frozen=True)
-class KernelEntryPoint:
-    name: str
-    computes: str
-    grid: str                        # the work size, an expression over the parameters
-    params: tuple[KernelParam, ...]
-
-
-@dataclass(frozen=True)
-class Kernels:
-    """The CUDA kernel contract (the spec's ``kernels:``)."""
-    language: str
-    groups: tuple[str, ...]          # rubric groups a kernel submission is graded on
-    arch: str
-    dtype: str
-    index_dtype: str
-    bad_id_sentinel: int
-    launch_rule: str
-    block_x_multiple_of: int
-    block_x_max: int
-    test_shapes: tuple[tuple[int | str, int | str], ...]
-    entry_points: tuple[KernelEntryPoint, ...]
+# The CUDA kernel contract (the spec's ``kernels:``) has one model, shared with the kernel
+# runtime that runs in the grader's sandbox: andrea_runtime.kernel_contract.
+Kernels = KernelContract
+KernelEntryPoint = EntryPoint
 
 
 @dataclass(frozen=True)
@@ -577,20 +553,7 @@ def _build(path: Path, raw: Mapping[str, Any]) -> Spec:
 
 
 def _kernels(k: Mapping[str, Any] | None) -> Kernels | None:
-    if not k:
-        return None
-    eps = tuple(KernelEntryPoint(
-        name=e["name"], computes=e["computes"], grid=e["grid"],
-        params=tuple(KernelParam(p["name"], p["type"], tuple(p.get("shape", ())),
-                                 bool(p.get("zeroed", False))) for p in e["params"]))
-        for e in k["entry_points"])
-    launch = k["launch"]
-    return Kernels(language=k["language"], groups=tuple(k["groups"]), arch=k["arch"],
-                   dtype=k["dtype"], index_dtype=k["index_dtype"],
-                   bad_id_sentinel=k["bad_id_sentinel"], launch_rule=launch["rule"],
-                   block_x_multiple_of=launch["block_x"]["multiple_of"],
-                   block_x_max=launch["block_x"]["max"],
-                   test_shapes=tuple(tuple(s) for s in launch["test_shapes"]), entry_points=eps)
+    return KernelContract.from_data(k) if k else None
 
 
 # --------------------------------------------------------------------------- rendering

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graders.conformance.runner import ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, CheckResult
-from graders.grade.protocol import pack
+from andrea_runtime.protocol import pack
 from graders.grade.sandbox import Limits, probe_bwrap
 
 import pytest

@@ -19,9 +19,9 @@ if _found:
     import sys
     sys.path.insert(0, _root)
     _ns = {}
-    for _name in ("validate", "embedding", "vectors"):
-        _src = open(os.path.join(_root, "andrea_ref", _name + ".py")).read()
-        _src = _src.replace("from . import validate", "")
+    for _name in ("andrea_runtime/validate", "andrea_ref/embedding", "andrea_ref/vectors"):
+        _src = open(os.path.join(_root, _name + ".py")).read()
+        _src = _src.replace("from andrea_runtime import validate", "")
         exec(compile(_src, _name, "exec"), _ns)
         _ns["validate"] = type(sys)("validate")
         _ns["validate"].__dict__.update(_ns)

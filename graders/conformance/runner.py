@@ -22,6 +22,8 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from andrea_runtime.cells import run_cells
+from andrea_runtime.snapshot import differs, private
 from spec import Spec
 
 from . import replay
@@ -30,8 +32,7 @@ from .faults import ImplementationFault
 from .outcome import Cause, FaultKind, Status
 from .profiles import DEFAULT_PROFILE, use_profile
 from .sources import (NOTEBOOK_SUFFIX, Source, SourceError, cell_error_note, choose_entry,
-                      forbidden_imports, kit_names_taken, read_source, run_cells,
-                      submission_root)
+                      forbidden_imports, kit_names_taken, read_source, submission_root)
 from .registry import Check, ConformanceError, all_checks, select as select_checks
 
 PASSED, FAILED, ERROR, SKIPPED, NOT_RUN = (Status.PASSED, Status.FAILED, Status.ERROR,
@@ -281,8 +282,8 @@ class _Recorder:
             replay.note_call()
             self.last = self.last_of[name] = (name, tuple(_snapshot(a) for a in args),
                                               {k: _snapshot(v) for k, v in kwargs.items()})
-            given = (tuple(_private(a) for a in args),
-                     {k: _private(v) for k, v in kwargs.items()}) if copies else (args, kwargs)
+            given = (tuple(private(a) for a in args),
+                     {k: private(v) for k, v in kwargs.items()}) if copies else (args, kwargs)
             try:
                 result = fn(*given[0], **given[1])
             except ConformanceError as exc:
@@ -293,8 +294,8 @@ class _Recorder:
                 exc._andrea_raised_by_impl = name  # the implementation's, not the check's
                 raise
             if copies:
-                changed = [i for i, (a, b) in enumerate(zip(args, given[0])) if _changed(a, b)]
-                changed += [k for k, v in kwargs.items() if _changed(v, given[1][k])]
+                changed = [i for i, (a, b) in enumerate(zip(args, given[0])) if differs(a, b)]
+                changed += [k for k, v in kwargs.items() if differs(v, given[1][k])]
                 if changed:
                     return self._mutated(mutation(name, changed), result)
             return result
@@ -308,35 +309,6 @@ class _Recorder:
             raise violation
         self.observed.append(violation)
         return result
-
-
-def _private(value):
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if isinstance(value, list):
-        return [_private(v) for v in value]
-    return value
-
-
-def _changed(original, given) -> bool:
-    """Whether the implementation changed its copy `given` of `original` (bit for bit)."""
-    if isinstance(original, np.ndarray):
-        return (not isinstance(given, np.ndarray) or given.shape != original.shape
-                or given.dtype != original.dtype or not _same_bytes(original, given))
-    if isinstance(original, list):
-        return (not isinstance(given, list) or len(given) != len(original)
-                or any(_changed(a, b) for a, b in zip(original, given)))
-    return False
-
-
-def _same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two arrays of one shape and dtype hold the same bytes (NaN payloads and -0.0
-    included), compared in place: no copy of either (``tobytes`` made two)."""
-    if a.size == 0:
-        return True
-    if a.flags.c_contiguous and b.flags.c_contiguous and not a.dtype.hasobject:
-        return bool(np.array_equal(a.reshape(-1).view(np.uint8), b.reshape(-1).view(np.uint8)))
-    return a.tobytes() == b.tobytes()
 
 
 def _snapshot(value):

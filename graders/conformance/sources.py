@@ -17,7 +17,8 @@ grader), so that both read a submission the same way and apply the same import r
   ``display(...)``, which Jupyter provides without an import, is there too (it shows nothing:
   ``NOTEBOOK_PRELUDE``, the source's first line, which maps to no cell; where IPython is not
   installed, an import of it binds its names to a stand-in that shows nothing, ``IPYTHON_STAND_IN``);
-* a notebook runs as Jupyter runs it: cell after cell in one namespace (``run_cells``), each
+* a notebook runs as Jupyter runs it: cell after cell in one namespace (``run_cells`` of
+  ``andrea_runtime.cells``, the one loop, which the grader's worker runs too), each
   cell compiled on its own with the line numbers of the whole source. A cell that raises an
   ``Exception`` is recorded and the cells after it still run (what the failing cell would have
   defined is missing); ``SystemExit``, ``KeyboardInterrupt`` (any ``BaseException`` that is not an
@@ -39,7 +40,7 @@ from pathlib import Path
 
 from .ipython_input import transform_cell
 
-KIT_PACKAGES = ("andrea_ref", "andrea_gpu", "graders", "spec")
+KIT_PACKAGES = ("andrea_ref", "andrea_gpu", "andrea_runtime", "graders", "spec")
 TOOLING_PACKAGES = ("hypothesis", "_hypothesis_pytestplugin", "_hypothesis_globals", "pytest",
                     "_pytest", "pluggy")
 FORBIDDEN_PACKAGES = KIT_PACKAGES + TOOLING_PACKAGES
@@ -216,60 +217,6 @@ def _code_cells(nb, origin: str) -> list[tuple[int, str]]:
                               f"is not text)")
         out.append((number, src))
     return out
-
-
-def format_ranges(ranges: list[tuple[int, int]]) -> str:
-    """Cell ranges as the grader's worker reads them (``2-5,7-9``, from ``--cells-file``)."""
-    return ",".join(f"{a}-{b}" for a, b in ranges)
-
-
-def run_cells(text: str, filename: str, ranges: list[tuple[int, int]], namespace: dict,
-              ) -> list[tuple[int, BaseException, int | None]]:
-    """Run a notebook's cells (see the module docstring): ``(first line, exception, line it
-    was raised at)`` of each cell that raised an ``Exception`` or does not compile (a
-    ``SyntaxError``: the cell is not run, the others are, as Jupyter runs each cell on its
-    own). A ``MemoryError`` and every ``BaseException`` that is not an ``Exception`` propagate.
-
-    (The grader's worker, which imports nothing of the project, has its own copy of this loop.)
-    """
-    import __future__
-
-    future_mask = 0
-    for feature in __future__.all_feature_names:
-        future_mask |= getattr(__future__, feature).compiler_flag
-    lines = text.splitlines(keepends=True)
-    flags, codes = 0, []
-    for first, last in ranges:          # every cell compiled first, as one module would be
-        chunk = "\n" * (first - 1) + "".join(lines[first - 1:last])
-        try:
-            code = compile(chunk, filename, "exec", flags, dont_inherit=True)
-        except SyntaxError as exc:
-            codes.append((first, exc))
-            continue
-        flags |= code.co_flags & future_mask     # a cell's __future__ import holds after it
-        codes.append((first, code))
-    failed = []
-    for first, code in codes:
-        if isinstance(code, SyntaxError):        # that cell alone fails, in its turn
-            failed.append((first, code, code.lineno))
-            continue
-        try:
-            exec(code, namespace)  # noqa: S102 - the caller decides where this runs
-        except MemoryError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - a cell's error is recorded, as Jupyter does
-            failed.append((first, exc, _raised_at(exc, filename)))
-    return failed
-
-
-def _raised_at(exc: BaseException, filename: str) -> int | None:
-    """The line of the cell's own code that raised (the call into a function, say)."""
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == filename:
-            return tb.tb_lineno
-        tb = tb.tb_next
-    return None
 
 
 class _Continuation:

@@ -39,7 +39,7 @@ from .i18n import Translator
 from . import messages as M
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("spec", "andrea_ref", "andrea_gpu", "graders")
+PACKAGES = ("spec", "andrea_runtime", "andrea_ref", "andrea_gpu", "graders")
 PROJECT_FILES = ("pyproject.toml", "README.md", "LICENSE")
 
 
@@ -127,11 +127,13 @@ def _check_output(path: Path) -> None:
 
 
 def build_wheel(dest: Path, *, root: Path = PROJECT_ROOT, packages=PACKAGES,
-                pyproject: str | None = None, extra_files: dict | None = None) -> Path:
+                pyproject: str | None = None, extra_files: dict | None = None,
+                left_out: tuple = ()) -> Path:
     """Build a wheel of `packages` of the source tree `root` into `dest` (``pip wheel``).
 
     The sources are copied to a temporary folder first, so the build leaves nothing in the tree.
-    `pyproject` replaces the tree's pyproject.toml; `extra_files` maps names to text.
+    `pyproject` replaces the tree's pyproject.toml; `extra_files` maps names to text;
+    `left_out`: files of `packages` (relative to `root`) that the wheel does not hold.
     """
     if not (root / "pyproject.toml").is_file() or not all((root / p).exists() for p in packages):
         raise ZipError(f"the project's source tree is needed to build the wheel, and {root} is "
@@ -146,6 +148,8 @@ def build_wheel(dest: Path, *, root: Path = PROJECT_ROOT, packages=PACKAGES,
                 shutil.copytree(root / p, src / p, ignore=ignore)
             else:
                 shutil.copy(root / p, src / p)
+        for f in left_out:
+            (src / f).unlink(missing_ok=True)
         for f in PROJECT_FILES:
             if (root / f).is_file():
                 shutil.copy(root / f, src / f)
@@ -166,7 +170,11 @@ def build_wheel(dest: Path, *, root: Path = PROJECT_ROOT, packages=PACKAGES,
 
 
 SELFCHECK_DIR = PROJECT_ROOT / "packaging" / "selfcheck"
-SELFCHECK_PATHS = ("spec", "graders/__init__.py", "graders/conformance")
+SELFCHECK_PATHS = ("spec", "andrea_runtime", "graders/__init__.py", "graders/conformance")
+#: Left out of the student kit: the contract's argument checks, which the kernel runtime runs in
+#: the grader's sandbox, are the reference's answer to the error clauses (andrea-conform does
+#: not use them).
+SELFCHECK_LEFT_OUT = ("andrea_runtime/validate.py",)
 
 
 def build_selfcheck_wheel(dest: str | Path) -> Path:
@@ -174,7 +182,7 @@ def build_selfcheck_wheel(dest: str | Path) -> Path:
     if not (SELFCHECK_DIR / "pyproject.toml").is_file():
         raise ZipError(f"{SELFCHECK_DIR}/pyproject.toml is missing: the student kit is built "
                        "from the project's source tree")
-    return build_wheel(Path(dest), packages=SELFCHECK_PATHS,
+    return build_wheel(Path(dest), packages=SELFCHECK_PATHS, left_out=SELFCHECK_LEFT_OUT,
                        pyproject=(SELFCHECK_DIR / "pyproject.toml").read_text(encoding="utf-8"),
                        extra_files={"README.md": (SELFCHECK_DIR / "README.md").read_text(
                            encoding="utf-8")})

@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from andrea_runtime.cells import format_ranges
 from graders.conformance.outcome import Cause, FaultKind, Status
 from graders.conformance.profiles import check_profile
 from graders.conformance.registry import (RegistryError, SelectionError, all_checks,
                                           select as select_checks)
 from graders.conformance.runner import CheckResult, load_impl, not_run, run_check, run_checks
 from graders.conformance.sources import (NOTEBOOK_SUFFIX, SourceError, choose_entry,
-                                         format_ranges, kit_names_taken, notebook_source,
-                                         submission_root)
+                                         kit_names_taken, notebook_source, submission_root)
 from spec import Spec
 
 from . import messages as M

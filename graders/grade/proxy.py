@@ -4,7 +4,7 @@
     outcome = proxy.start()          # imports the submission in a fresh worker
     proxy.lookup(table, ids)         # plain data out, plain data back
 
-Arguments and results cross as plain data (see ``protocol.py``). Exceptions the submission
+Arguments and results cross as plain data (see ``andrea_runtime.protocol``). Exceptions the submission
 raises come back as (type name, builtin bases, message) and are raised here as the builtin type
 (or a subclass named like the submission's class), so ``pytest.raises(IndexError)``-style checks
 work as in-process. Arguments cross as copies: the caller's arrays never change, whatever the
@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from andrea_runtime import protocol as P
 from graders.conformance.assertions import mutation
 from graders.conformance.faults import (CallTimeout, ForbiddenImport, ImplementationFault,
                                         OutputFlood, ResourceExhausted, WorkerCrashed)
 
 from . import messages as M
-from . import protocol as P
 from .sandbox import (LaunchPlan, Limits, SandboxError, Scratch, cpu_seconds, kill_leftovers,
                       plan, read_bwrap_info)
 from .sandbox import _proc as sandbox_proc

@@ -46,7 +46,9 @@ from graders.conformance.sources import FORBIDDEN_PACKAGES, KIT_PACKAGES
 log = logging.getLogger("andrea_grade")
 
 HERE = Path(__file__).resolve().parent
-RUNTIME_FILES = ("worker.py", "protocol.py")
+#: The worker's runtime: this package, copied whole into the sandbox (runtime/andrea_runtime).
+RUNTIME_PACKAGE = "andrea_runtime"
+WORKER = f"{RUNTIME_PACKAGE}/worker.py"
 # The one list of packages a submission may not import (passed to the worker's import guard;
 # an attempt is reported as "forbidden"). The test tooling is only left out of the sandbox's
 # site folder: libraries probe for pytest with try/except, and such a probe must not count
@@ -435,49 +437,46 @@ def choose_mode(requested: str = "auto") -> tuple[str, str]:
     raise IsolationUnavailable(refusal(why))
 
 
-#: What a kernel submission's worker gets of the project: the kernel runtime (host code that
-#: compiles and launches a .cu, and the CPU executor), never the reference kernels, andrea_ref
-#: or the spec. Paths relative to the project root -> paths inside runtime/kernel/.
-KERNEL_RUNTIME = {
-    "andrea_gpu/host.py": "andrea_gpu/host.py",
-    "andrea_gpu/backend.py": "andrea_gpu/backend.py",
-    "andrea_gpu/nvrtc.py": "andrea_gpu/nvrtc.py",
-    "andrea_gpu/sanitizer.py": "andrea_gpu/sanitizer.py",
-    "andrea_gpu/executor/__init__.py": "andrea_gpu/executor/__init__.py",
-    "andrea_gpu/executor/build.py": "andrea_gpu/executor/build.py",
-    "andrea_gpu/executor/device_api.py": "andrea_gpu/executor/device_api.py",
-    "andrea_gpu/executor/cuda_device_api.txt": "andrea_gpu/executor/cuda_device_api.txt",
-    "andrea_gpu/executor/findings.py": "andrea_gpu/executor/findings.py",
-    "andrea_gpu/executor/launch.py": "andrea_gpu/executor/launch.py",
-    "andrea_gpu/executor/prelude.h": "andrea_gpu/executor/prelude.h",
-    "andrea_gpu/executor/runtime.cpp": "andrea_gpu/executor/runtime.cpp",
-    **{f"andrea_gpu/executor/include/{h}": f"andrea_gpu/executor/include/{h}" for h in (
-        "cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h",
-        "math_constants.h", "vector_types.h")},
-    # argument checks only (the contract's errors); no reference computation in this file
-    "andrea_ref/validate.py": "andrea_validate.py",
-}
+#: What a kernel submission's worker gets of andrea_gpu: the package less what computes or
+#: holds the reference (its kernels, ops.py, and submission.py, which reads the spec and uses
+#: andrea_ref), with an __init__.py of its own (andrea_gpu's imports andrea_ref). Everything
+#: else of the package goes, whatever is added to it later; bytecode never does.
+KERNEL_RUNTIME_EXCLUDED = ("kernels", "ops.py", "submission.py", "__init__.py")
 KERNEL_CONTRACT_FILE = "contract.json"
+#: Never copied from a package folder into a worker's runtime.
+_NEVER_COPIED = ("__pycache__", "*.pyc", "*.pyo")
 #: Site packages of the kernel runtime: NVRTC's library always; CuPy and its dependencies only
 #: where a CUDA device exists (the kernels then run on it).
 KERNEL_SITE = ("nvidia",)
 KERNEL_SITE_GPU = ("cupy", "cupy_backends", "cupyx", "fastrlock", "cuda")
 
 
+def package_folder(name: str) -> Path:
+    """The folder of the installed package `name` (found without importing it)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise SandboxError(f"the package {name} is not installed with the grader")
+    return Path(list(spec.submodule_search_locations)[0]).resolve()
+
+
+def _copy_package(src: Path, dest: Path, excluded=()) -> None:
+    """`src` copied whole to `dest` (files only, no links followed), less `excluded` names at
+    its top and bytecode everywhere."""
+    shutil.copytree(src, dest, symlinks=False,
+                    ignore=lambda d, names: [n for n in names if (
+                        Path(d) == src and n in excluded)] + list(
+                        shutil.ignore_patterns(*_NEVER_COPIED)(d, names)))
+
+
 def _kernel_runtime(dest: Path, contract: dict | None) -> None:
-    """Write the kernel runtime and the contract (JSON) into `dest` (runtime/kernel)."""
+    """Write the kernel runtime (andrea_gpu less KERNEL_RUNTIME_EXCLUDED) and the contract
+    (JSON) into `dest` (runtime/kernel)."""
     import json
 
-    root = HERE.parent.parent
-    for src, rel in KERNEL_RUNTIME.items():
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(root / src, target)
+    _copy_package(package_folder("andrea_gpu"), dest / "andrea_gpu", KERNEL_RUNTIME_EXCLUDED)
     (dest / "andrea_gpu" / "__init__.py").write_text(
         '"""The kernel runtime of a grading worker (copied by the grader)."""\n')
     (dest / KERNEL_CONTRACT_FILE).write_text(json.dumps(contract or {}))
-    for d in [dest, *dest.rglob("*")]:
-        os.chmod(d, 0o755 if d.is_dir() else 0o644)
 
 
 def _site_entries(kernel: bool) -> list[Path]:
@@ -660,9 +659,7 @@ def prepare(files: dict[str, bytes], module_rel: str, *, kernel: bool = False,
     for d in dirs.values():
         d.mkdir()
         os.chmod(d, 0o755)
-    for name in RUNTIME_FILES:
-        shutil.copyfile(HERE / name, dirs["runtime"] / name)
-        os.chmod(dirs["runtime"] / name, 0o444)
+    _copy_package(package_folder(RUNTIME_PACKAGE), dirs["runtime"] / RUNTIME_PACKAGE)
     base = dirs["submission"].resolve()
     for rel, data in files.items():
         target = (base / rel).resolve()
@@ -679,7 +676,8 @@ def prepare(files: dict[str, bytes], module_rel: str, *, kernel: bool = False,
         _kernel_runtime(dirs["runtime"] / "kernel", kernel_contract)
     if cells:   # a file, not an argument: a notebook of 20,000 cells is more than argv takes
         (dirs["runtime"] / CELLS_FILE).write_text(cells, encoding="ascii")
-        os.chmod(dirs["runtime"] / CELLS_FILE, 0o444)
+    for d in dirs["runtime"].rglob("*"):   # read-only for everyone, the grader included
+        os.chmod(d, 0o555 if d.is_dir() else 0o444)
     os.chmod(dirs["runtime"], 0o555)
     return Scratch(root=root, module_rel=module_rel, kernel=kernel, dirs=dirs, cells=cells)
 
@@ -864,7 +862,7 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
     # -P: the worker takes its folder off sys.path itself); unlike -I the environment (which
     # we build from scratch) still counts, for PYTHONHASHSEED and friends.
     flags = ["-s", "-S", "-P"] if sys.version_info >= (3, 11) else ["-s", "-S"]
-    argv = base + [exe, *flags, f"{inside['runtime']}/worker.py",
+    argv = base + [exe, *flags, f"{inside['runtime']}/{WORKER}",
                    "--runtime", inside["runtime"],
                    "--module", f"{inside['submission']}/{scratch.module_rel}",
                    "--site", inside["site"], "--functions", ",".join(functions)]

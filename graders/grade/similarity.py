@@ -141,8 +141,8 @@ def containment(a: frozenset, b: frozenset) -> float:
 
 @lru_cache(maxsize=1)
 def reference_fingerprints() -> frozenset[int]:
-    """Fingerprints of the reference implementation's modules (empty where it is absent,
-    as in the student kit)."""
+    """Fingerprints of the reference implementation's modules and of its argument checks
+    (empty where the reference is absent, as in the student kit)."""
     out: set[int] = set()
     for _, text in reference_sources():
         out |= fingerprints(text)
@@ -270,21 +270,25 @@ def matched_fragments(text_a: str, text_b: str, *, ignore: frozenset[int] = froz
 
 @lru_cache(maxsize=1)
 def reference_sources() -> tuple[tuple[str, str], ...]:
-    """(file name, text) of the reference implementation's modules (none where it is absent),
-    the texts ``reference_fingerprints`` reads."""
+    """(file name, text) of the reference implementation's modules and of its argument checks
+    (andrea_runtime/validate.py) (none where the reference is absent), the texts
+    ``reference_fingerprints`` reads."""
     try:
         spec = importlib.util.find_spec("andrea_ref")
+        checks = importlib.util.find_spec("andrea_runtime.validate")
     except (ImportError, ValueError):
         return ()
     if spec is None or not spec.submodule_search_locations:
         return ()
+    files = [f for loc in spec.submodule_search_locations for f in sorted(Path(loc).glob("*.py"))]
+    if checks is not None and checks.origin:
+        files.append(Path(checks.origin))
     out = []
-    for loc in spec.submodule_search_locations:
-        for f in sorted(Path(loc).glob("*.py")):
-            try:
-                out.append((f.name, f.read_text(encoding="utf-8")))
-            except OSError:
-                continue
+    for f in files:
+        try:
+            out.append((f.name, f.read_text(encoding="utf-8")))
+        except OSError:
+            continue
     return tuple(out)
 
 

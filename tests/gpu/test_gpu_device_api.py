@@ -443,7 +443,7 @@ def test_a_kernel_the_executor_cannot_build_is_the_checkers_gap(tmp_path):
     ExecutorGap, whose message and hint tell the student it is not their error."""
     from andrea_gpu import host
     from andrea_gpu.submission import KernelContract
-    from andrea_ref import validate
+    from andrea_runtime import validate
     from graders.grade import messages as M
 
     src = (Path(__file__).resolve().parent / "kernels" / "submissions" /

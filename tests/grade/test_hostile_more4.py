@@ -45,7 +45,7 @@ def test_no_socket_and_no_call_of_the_same_kind_in_the_sandbox(spec):
 def test_the_filter_is_one_reusable_function_with_its_denials():
     """The container mode (issue 20) installs the same filter: worker.confine, whose list names
     sockets, namespaces, mounts and tracing; the grader asks for it in every mode."""
-    from graders.grade import worker
+    from andrea_runtime import worker
 
     for name in ("socket", "socketpair", "unshare", "setns", "mount", "ptrace",
                  "io_uring_setup"):
@@ -65,7 +65,7 @@ def test_the_filter_holds_in_a_process_of_its_own(tmp_path):
             "try:\n    socket.socket(); print('allowed')\n"
             "except OSError as e:\n    print('refused', e.errno)\n"
             "r, w = os.pipe(); os.write(w, b'x'); print(os.read(r, 1))\n"
-            % str(ROOT / "graders" / "grade"))
+            % str(ROOT / "andrea_runtime"))
     out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.split("\n")[:2] == ["refused 1", "b'x'"], (out.stdout, out.stderr)
@@ -178,7 +178,7 @@ def test_the_reported_time_counts_the_reading(tmp_path, monkeypatch, capsys):
 
 # ----------------------------------------------------------------------------- decoded size
 def test_a_blob_named_twice_is_a_malformed_value():
-    from graders.grade import protocol as P
+    from andrea_runtime import protocol as P
 
     blob = bytearray(1 << 20)
     for tree in ({"t": "list", "v": [{"t": "bytes", "i": 0}] * 2},

@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graders.grade import batch, cli, formats, grading, proxy as px, protocol as P, sandbox
+from andrea_runtime import protocol as P
+from graders.grade import batch, cli, formats, grading, proxy as px, sandbox
 from graders.grade.grading import GraderError, load_submission
 
 from .conftest import (CORRECT, HAS_BWRAP, HOSTILE, LIMITS, SANDBOX, grade_path, leftovers,

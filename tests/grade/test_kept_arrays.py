@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from graders.conformance.registry import ConformanceError
-from graders.grade import protocol as P
+from andrea_runtime import protocol as P
 from graders.grade import proxy as px
 from graders.grade.sandbox import choose_mode, prepare
 from tests.helpers import fast_limits

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from graders.grade import protocol as P
+from andrea_runtime import protocol as P
 from tests.helpers import pack_bytes
 
 

@@ -1,7 +1,7 @@
 """The worker's command line (read without argparse: its import cost every worker start ~12 ms)."""
 import pytest
 
-from graders.grade import worker
+from andrea_runtime import worker
 
 BASE = ["--runtime", "/rt", "--req-fd", "3", "--resp-fd", "4", "--module", "/sub/m.py",
         "--forbid", "andrea_ref,graders"]

@@ -53,9 +53,10 @@ def disguise(source: str, salt: str = "x") -> str:
 def reference_as_one_module() -> str:
     """andrea_ref's modules merged into one file, as a student copying it would."""
     parts = []
-    for f in ("validate.py", "vectors.py", "embedding.py", "positions.py"):
-        t = (ROOT / "andrea_ref" / f).read_text(encoding="utf-8")
-        t = re.sub(r"^from \.\w* ?import .*$", "", t, flags=re.M)
+    for f in ("andrea_runtime/validate.py", "andrea_ref/vectors.py", "andrea_ref/embedding.py",
+              "andrea_ref/positions.py"):
+        t = (ROOT / f).read_text(encoding="utf-8")
+        t = re.sub(r"^from (\.\w*|andrea_runtime) ?import .*$", "", t, flags=re.M)
         t = t.replace("from __future__ import annotations", "").replace("validate.", "")
         parts.append(t)
     return "\n".join(parts)

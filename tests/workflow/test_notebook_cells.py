@@ -166,10 +166,10 @@ CELL_CASES = {
 
 @pytest.mark.parametrize("case", CELL_CASES)
 def test_the_worker_and_the_self_check_run_cells_alike(tmp_path, case):
-    """The worker keeps its own copy of sources.run_cells (it imports nothing of the project):
-    on the same cells both leave the same names and record the same failing cells and lines."""
-    from graders.conformance import sources
-    from graders.grade import worker
+    """One cell loop (andrea_runtime.cells) for andrea-conform and the worker: on the same cells
+    the worker's report (its frames' dicts) names the same failing cells and lines, and both
+    leave the same names."""
+    from andrea_runtime import cells as sources, worker
 
     cells, stops = CELL_CASES[case]
     ranges, text = [], ""

@@ -21,7 +21,8 @@ def _reference_lines() -> set[str]:
     statements they quote from the spec, which students have anyway)."""
     public = "".join(f.read_text(encoding="utf-8") for f in (ROOT / "spec").glob("*.yaml"))
     out = set()
-    for f in [*(ROOT / "andrea_ref").glob("*.py"), *EXAMPLES.glob("correct_*.py"),
+    for f in [*(ROOT / "andrea_ref").glob("*.py"), ROOT / "andrea_runtime" / "validate.py",
+              *EXAMPLES.glob("correct_*.py"),
               *(ROOT / "andrea_gpu" / "kernels").glob("*.cu")]:
         for line in f.read_text(encoding="utf-8").splitlines():
             s = line.strip()
@@ -45,7 +46,11 @@ def test_the_kit_holds_the_checks_and_no_reference(kit):
         names = z.namelist()
         text = {n: z.read(n).decode("utf-8", "replace") for n in names}
     tops = {n.split("/", 1)[0] for n in names}
-    assert tops == {"graders", "spec", "andrea_selfcheck-0.1.0.dist-info"}
+    assert tops == {"andrea_runtime", "graders", "spec", "andrea_selfcheck-0.1.0.dist-info"}
+    # the cell loop and the input-change snapshot that andrea-conform shares with the grader's
+    # worker; not the argument checks, the reference's answer to the error clauses
+    assert {"andrea_runtime/cells.py", "andrea_runtime/snapshot.py"} <= set(names)
+    assert "andrea_runtime/validate.py" not in names
     assert "graders/conformance/cli.py" in names and "spec/andrea-120m.yaml" in names
     assert {f"graders/conformance/locale/{lang}/LC_MESSAGES/andrea_grade.po"
             for lang in ("nl", "ko")} <= set(names)          # andrea-conform --lang nl|ko

@@ -1,4 +1,4 @@
-"""Attack on the shared-memory arena (graders/grade/protocol.py Arena): the worker holds the
+"""Attack on the shared-memory arena (andrea_runtime/protocol.py Arena): the worker holds the
 arena's memfd (opened read-write by the grader, then sealed with F_SEAL_FUTURE_WRITE, shrink,
 grow and seal) and a read-only shared mapping of it. `attack(a)` tries every other way to
 change what the grader keeps there, or to reach the grader's memory:

@@ -1,7 +1,7 @@
 """The wire format between the grader and its submission worker: plain data, never pickles.
 
-This module is shared by both ends and imports only the standard library and NumPy, so the
-worker can load it by path without the project being importable there.
+This module is shared by both ends and imports only the standard library, NumPy and the rest
+of ``andrea_runtime`` (the package the grader copies whole into the worker's sandbox).
 
 A frame is ``8-byte big-endian length | 4-byte header length | JSON header | blobs``; the header
 lists the blob lengths. Values are encoded as a JSON tree in which everything that is not a
@@ -42,6 +42,8 @@ import os
 import struct
 
 import numpy as np
+
+from .snapshot import same_bytes
 
 MAX_DEPTH = 32
 MAX_NODES = 1_000_000
@@ -275,7 +277,7 @@ class ArrayKeeper:
         if data.nbytes < self.min_bytes or data.nbytes > self.max_bytes:
             return None
         for key, kept in self._kept.items():
-            if _same_bytes(kept, data):
+            if same_bytes(kept, data):
                 self._kept[key] = self._kept.pop(key)   # most recently used
                 self._pinned.add(key)
                 return {"t": "ndref", "k": key}
@@ -334,17 +336,6 @@ class ArrayKeeper:
         if self.arena is not None:
             self.arena.close()
             self.arena = None
-
-
-def _same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
-    if a.dtype.str != b.dtype.str or a.shape != b.shape:
-        return False
-    size = a.dtype.itemsize
-    as_int = np.dtype(f"u{size}") if size in (1, 2, 4, 8) else np.dtype("u1")
-    x, y = a.reshape(-1).view(as_int), b.reshape(-1).view(as_int)
-    # the ends first: different tables rarely share them, and this is cheap
-    return (np.array_equal(x[:256], y[:256]) and np.array_equal(x[-256:], y[-256:])
-            and np.array_equal(x, y))
 
 
 def _enc(v, blobs, depth, objects=True, keeper=None):

@@ -1,13 +1,13 @@
 """The submission worker: imports one submission and answers calls over a pipe.
 
-Runs as ``python -s -S -P worker.py ...`` (clean environment), inside bubblewrap unless the
-grader was told the code is trusted. It must
-not import anything of the project (the grader copies this file and ``protocol.py`` into a
-runtime folder), and the project is not on its ``sys.path``: only the standard library, the
-installed packages except the kit's own and the test tooling, and the submission's own folder
-are.
+Runs as ``python -s -S -P andrea_runtime/worker.py ...`` (clean environment), inside
+bubblewrap unless the grader was told the code is trusted. It imports only the standard
+library, NumPy and its own package (``andrea_runtime``, which the grader copies whole into the
+sandbox's runtime folder), never anything else of the project, which is not on its
+``sys.path``: only the standard library, the installed packages except the kit's own and the
+test tooling, the runtime folder and the submission's own folder are.
 
-Requests and replies are frames of ``protocol.py``. The first reply, after the import, is
+Requests and replies are frames of ``andrea_runtime.protocol``. The first reply, after the import, is
 ``{"ready": [names of the contract functions the module defines]}`` or ``{"import_error": ...}``.
 Then every ``{"op": "call", "fn": name, "args": [...], "kwargs": [[k, v], ...]}`` gets one of
 
@@ -27,16 +27,23 @@ import os
 import sys
 import weakref
 
+if __package__ in (None, ""):   # run as a script: its package is found beside it
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from andrea_runtime import cells as C  # noqa: E402 - standard library only
+
 MSG_LIMIT = 4000
+MAX_CELL_ERRORS = 50
 
 
-def _load_protocol(runtime_dir: str):
-    spec = importlib.util.spec_from_file_location("_andrea_worker_protocol",
-                                                  os.path.join(runtime_dir, "protocol.py"))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+def _load_runtime(kernel: bool):
+    """The runtime modules that need NumPy (importable once the site folder is on sys.path),
+    loaded before the import guard exists: it refuses the kit's packages, this one among
+    them, to the submission. A kernel's worker also loads what its kernel runtime uses."""
+    from andrea_runtime import protocol, snapshot
+    if kernel:
+        from andrea_runtime import kernel_contract, validate  # noqa: F401
+    return protocol, snapshot
 
 
 class _Refuse:
@@ -302,17 +309,19 @@ def confine() -> None:
         raise SystemExit(f"the worker could not install its seccomp filter ({exc})") from None
 
 
-def _isolate_imports(args) -> _Refuse:
-    """sys.path: the standard library, the whitelisted packages, the submission's folder; and
-    an import guard that refuses the grader's and the reference's packages."""
+def _isolate_imports(args) -> tuple:
+    """sys.path: the standard library, the whitelisted packages, the runtime, the submission's
+    folder; the runtime's modules loaded (_load_runtime); then an import guard that refuses the
+    grader's and the reference's packages. Returns (guard, protocol, snapshot)."""
     here = os.path.dirname(os.path.abspath(__file__))   # on sys.path where -P is not (3.10)
     sys.path[:] = [p for p in sys.path if (p and os.path.isdir(p) or p.endswith(".zip"))
                    and os.path.abspath(p) != here]
     sys.path.extend(args.site)
+    P, S = _load_runtime(args.kernel)
     sys.path.insert(0, os.path.dirname(os.path.abspath(args.module)))
     refuse = _Refuse([n for n in args.forbid.split(",") if n])
     sys.meta_path.insert(0, refuse)
-    return refuse
+    return refuse, P, S
 
 
 class _Channel:
@@ -383,70 +392,25 @@ def _import_submission(args, refuse, send):
 
 def _cell_ranges(text: str) -> list:
     try:
-        ranges = [tuple(int(x) for x in part.split("-")) for part in text.split(",")]
-    except ValueError:
-        raise SystemExit(f"worker: --cells needs ranges like 2-5,7-9, not {text[:40]!r}") from None
-    if any(len(r) != 2 or not 1 <= r[0] <= r[1] for r in ranges):
-        raise SystemExit(f"worker: --cells needs ranges like 2-5,7-9, not {text[:40]!r}")
-    return ranges
+        return C.parse_ranges(text)
+    except ValueError as exc:
+        raise SystemExit(f"worker: --cells: {exc}") from None
 
 
 def _run_cells(path: str, ranges: list, namespace: dict) -> list:
-    """A notebook's cells, run as Jupyter runs them (graders.conformance.sources.run_cells,
-    copied: the worker imports nothing of the project). Every cell is compiled first; a cell
-    that does not compile (SyntaxError: it is not run) or raises an Exception is recorded and
-    the next cells run; MemoryError and the BaseExceptions that are not Exceptions
-    (SystemExit, ...) propagate.
+    """A notebook's cells, run by the one cell loop (``andrea_runtime.cells.run_cells``).
     Returns [{"first": first line of the cell, "line": line that raised, "type", "bases",
-    "msg"}] (at most 50)."""
-    import __future__
-
-    mask = 0
-    for feature in __future__.all_feature_names:
-        mask |= getattr(__future__, feature).compiler_flag
+    "msg"}] (at most MAX_CELL_ERRORS)."""
     with open(path, encoding="utf-8") as f:
-        lines = f.read().splitlines(keepends=True)
-    flags, codes = 0, []
-    for first, last in ranges:
-        try:
-            code = compile("\n" * (first - 1) + "".join(lines[first - 1:last]), path, "exec",
-                           flags, dont_inherit=True)
-        except SyntaxError as exc:
-            codes.append((first, exc))
-            continue
-        flags |= code.co_flags & mask
-        codes.append((first, code))
+        text = f.read()
     failed = []
-    for first, code in codes:
-        if isinstance(code, SyntaxError):
-            if len(failed) < 50:
-                info = _exc_info(code)
-                info["first"], info["line"] = first, code.lineno
-                info["msg"] = str(code.msg)[:MSG_LIMIT]     # without the module's file name
-                failed.append(info)
-            continue
-        try:
-            exec(code, namespace)  # noqa: S102 - the submission, in its worker
-        except MemoryError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - a cell's error is recorded, as Jupyter does
-            if len(failed) < 50:
-                info = _exc_info(exc)
-                info["first"], info["line"] = first, _raised_at(exc, path)
-                failed.append(info)
+    for first, exc, line in C.run_cells(text, path, ranges, namespace, keep=MAX_CELL_ERRORS):
+        info = _exc_info(exc)
+        info["first"], info["line"] = first, line
+        if isinstance(exc, SyntaxError):
+            info["msg"] = str(exc.msg)[:MSG_LIMIT]     # without the module's file name
+        failed.append(info)
     return failed
-
-
-def _raised_at(exc: BaseException, path: str):
-    try:
-        tb = exc.__traceback__
-        while tb is not None:
-            if tb.tb_frame.f_code.co_filename == path:
-                return tb.tb_lineno
-            tb = tb.tb_next
-    except BaseException:  # noqa: BLE001 - a hostile traceback: no line
-        pass
-    return None
 
 
 def main(argv=None) -> int:
@@ -460,9 +424,9 @@ def main(argv=None) -> int:
         except SystemExit:
             if args.confine == "required":
                 raise
-    refuse = _isolate_imports(args)
-    chan = _Channel(_load_protocol(args.runtime), args.req_fd, args.resp_fd)
-    import numpy as np  # noqa: F401 - imported before the submission can patch anything
+    # NumPy (with the protocol) is imported before the submission can patch anything
+    refuse, P, S = _isolate_imports(args)
+    chan = _Channel(P, args.req_fd, args.resp_fd)
 
     arena = _map_arena(chan.P, args)
     module = _import_submission(args, refuse, chan.send)
@@ -481,7 +445,7 @@ def main(argv=None) -> int:
             return 0
         header, blobs = msg
         if header.get("op") == "call":
-            _serve_call(chan.P, module, header, blobs, chan.send, refuse, kept, arena)
+            _serve_call(chan.P, module, header, blobs, chan.send, refuse, kept, arena, S)
 
 
 def _map_arena(P, args):
@@ -498,7 +462,7 @@ def _has(module, name) -> bool:
         return False
 
 
-def _serve_call(P, module, header, blobs, send, refuse, kept=None, arena=None) -> None:
+def _serve_call(P, module, header, blobs, send, refuse, kept=None, arena=None, S=None) -> None:
     """Make one call and send its reply.
 
     Before the reply goes out (after it, the grader may reuse arena regions), every
@@ -521,7 +485,7 @@ def _serve_call(P, module, header, blobs, send, refuse, kept=None, arena=None) -
     maps = [weakref.ref(m) for m in cow]
     del cow
     if reply is None:
-        reply = _call(P, module, fn_name, args, kwargs, pristine, send, refuse)
+        reply = _call(P, S, module, fn_name, args, kwargs, pristine, send, refuse)
         del args, kwargs
     del pristine
     for ref in maps:
@@ -532,15 +496,15 @@ def _serve_call(P, module, header, blobs, send, refuse, kept=None, arena=None) -
     send(*reply)
 
 
-def _call(P, module, fn_name, args, kwargs, pristine, send, refuse) -> tuple:
+def _call(P, S, module, fn_name, args, kwargs, pristine, send, refuse) -> tuple:
     """Call the submission; the reply (header, blobs) to send. `send` is used only just
-    before the worker exits (sys.exit, KeyboardInterrupt)."""
+    before the worker exits (sys.exit, KeyboardInterrupt). `S`: andrea_runtime.snapshot."""
     import numpy as np
 
-    # A kept array's copy is compared with the kept array itself after the call (no snapshot
-    # needed); everything else with a snapshot taken now.
-    before = {key: ("kept", pristine[id(a)]) if type(a) is np.ndarray and id(a) in pristine
-              else _snapshot(np, a) for key, a in list(enumerate(args)) + list(kwargs.items())}
+    # A kept array's copy is compared with the kept array itself after the call (no copy
+    # needed); everything else with a private copy taken now.
+    before = {key: pristine[id(a)] if type(a) is np.ndarray and id(a) in pristine
+              else S.private(a) for key, a in list(enumerate(args)) + list(kwargs.items())}
     seen = len(refuse.attempts)
     try:
         fn = getattr(module, fn_name)
@@ -567,7 +531,7 @@ def _call(P, module, fn_name, args, kwargs, pristine, send, refuse) -> tuple:
         for key, a in list(enumerate(args)) + list(kwargs.items()):
             if isinstance(a, np.random.Generator):
                 rngs.append([key, P.encode(a.bit_generator.state, out_blobs)])
-            elif _changed(np, a, before[key]):
+            elif S.differs(before[key], a):
                 mutated.append(key)
     except MemoryError:
         return {"fault": "memory", "event": "memory_result",
@@ -577,52 +541,21 @@ def _call(P, module, fn_name, args, kwargs, pristine, send, refuse) -> tuple:
     return {"ok": value, "mutated": mutated, "rngs": rngs}, out_blobs
 
 
-def _changed(np, value, before) -> bool:
-    """Whether a call changed its argument `value` (`before`: its snapshot, or ("kept", the
-    kept array it is a fresh copy of))."""
-    if before[0] != "kept":
-        return _snapshot(np, value) != before
-    private = before[1]
-    if (type(value) is not np.ndarray or value.dtype.str != private.dtype.str
-            or value.shape != private.shape):
-        return True
-    size = value.dtype.itemsize
-    as_int = f"u{size}" if size in (1, 2, 4, 8) else "u1"
-    # ndarray methods and operators only (a submission may patch numpy's module functions)
-    x = value.reshape(-1).view(as_int)
-    y = private.reshape(-1).view(as_int)
-    return not bool((x == y).all())
-
-
-def _snapshot(np, value, depth: int = 0):
-    """A comparable copy of an argument, built with methods the submission cannot patch
-    (ndarray.tobytes, not numpy's module functions), to see whether a call changed it."""
-    if depth > 32:
-        return None
-    if type(value) is np.ndarray:
-        return ("nd", value.shape, value.dtype.str, value.tobytes())
-    if isinstance(value, (list, tuple)):
-        return (type(value).__name__, tuple(_snapshot(np, v, depth + 1) for v in value))
-    if isinstance(value, dict):
-        return ("dict", tuple((repr(k), _snapshot(np, v, depth + 1)) for k, v in value.items()))
-    if isinstance(value, np.random.Generator):
-        return ("rng",)
-    return ("value", type(value).__name__, repr(value))
-
-
 def _load_kernel(path: str, runtime_dir: str):
     """A .cu submission: compile it with the kernel runtime the grader put in runtime/kernel
-    (andrea_gpu's host code and executor only, the contract as JSON) and expose the contract
-    functions."""
+    (andrea_gpu without its reference kernels, with this package's contract model and argument
+    checks, and the contract as JSON) and expose the contract functions."""
     import json
+
+    from andrea_runtime import validate
+    from andrea_runtime.kernel_contract import KernelContract
 
     kdir = os.path.join(runtime_dir, "kernel")
     sys.path.insert(0, kdir)
     try:
         from andrea_gpu import host
-        import andrea_validate
         with open(os.path.join(kdir, "contract.json"), encoding="utf-8") as f:
-            contract = host.KernelContract.from_data(json.load(f))
+            contract = KernelContract.from_data(json.load(f))
     except (ImportError, OSError, ValueError) as exc:
         raise RuntimeError(f"kernel grading unavailable: {exc}") from None
     ok, log = host.compile_kernel_source(path, contract)
@@ -631,7 +564,7 @@ def _load_kernel(path: str, runtime_dir: str):
         if isinstance(log, host.CompileFeedback):   # the kit's own sentences, translatable
             exc.said = log.translatable()
         raise exc
-    return host.load_kernel_submission(path, contract, andrea_validate, compiled_for_gpu=True)
+    return host.load_kernel_submission(path, contract, validate, compiled_for_gpu=True)
 
 
 class CompileError(Exception):
