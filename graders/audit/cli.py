@@ -92,14 +92,14 @@ def _load(spec_arg):
 
 
 def _docs(args) -> int:
-    from .docs import DocumentError, audit_document
+    from .docs import DocumentError, LexiconError, audit_document
 
     spec = _load(args.spec)
     reports = []
     for f in args.files:
         try:
             reports.append(audit_document(f, spec, None if args.lang == "auto" else args.lang))
-        except DocumentError as exc:
+        except (DocumentError, LexiconError) as exc:
             raise _UsageError(str(exc)) from None
     if args.format == "json":
         sys.stdout.write(rep.docs_json(reports, args.strict) + "\n")

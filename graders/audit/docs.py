@@ -647,7 +647,7 @@ class _Auditor:
             if rx is None:
                 continue
             m = rx.search(line, end, min(s.end, end + 40))
-            if m and self._glue(line, end, m.start()):
+            if m and (self._glue(line, end, m.start()) or self._adjective(line, end, m.start())):
                 key = (m.start(), -(m.end() - m.start()))
                 if best is None or key < best[2]:
                     best = (unit, m.start(), key)
@@ -660,6 +660,13 @@ class _Auditor:
                 if self._glue(line, m.end(), start) and (best is None or m.end() > best[1]):
                     best = (unit, m.end())
         return best
+
+    _ADJ = re.compile(r"\s+[a-zà-ÿ]{2,12}\s+")
+
+    def _adjective(self, line: str, a: int, b: int) -> bool:
+        """One lower-case word between a number and its unit ("768 kleine floats"), in the
+        languages that put adjectives there."""
+        return self.lang in ("nl", "en") and b > a and self._ADJ.fullmatch(line, a, b) is not None
 
     def _glue(self, line: str, a: int, b: int) -> bool:
         if b < a:
