@@ -41,7 +41,7 @@ chromium:
 	@if ! command -v chromium >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    (apt-get update -qq && apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends chromium \
-	      fonts-dejavu-core >/dev/null) || true; \
+	      fonts-dejavu-core fonts-nanum >/dev/null) || true; \
 	  fi; \
 	  command -v chromium >/dev/null 2>&1 || echo "note: chromium is not installed: the tests \
 	that load the report pages in a headless browser are skipped"; \

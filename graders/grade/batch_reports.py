@@ -24,7 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 from . import messages as M
-from .formats import _num, check_feedback, check_message, group_status
+from .formats import _num, check_message, check_parts, group_status, parts_text
 from .i18n import Translator
 
 FEEDBACK_FORMATS = ("md", "html")
@@ -110,47 +110,66 @@ def _md_block(text: str) -> str:
     return f"{fence}\n{text}\n{fence}"
 
 
-def feedback_text(report: dict | None, lang: str, fmt: str = "md", name: str = "") -> str:
-    """A student's feedback file (Markdown or HTML)."""
-    if fmt == "html":
-        from .report_pages import feedback_page
-
-        return feedback_page(report, lang, name)
+def feedback_model(report: dict | None, lang: str, name: str = "") -> dict:
+    """What a student's feedback file says, in `lang`, whatever its format: the score (left
+    out when some group is hidden: it would tell about them), the groups a student may see, why
+    the import failed, notebook notes, and per check that did not pass its items
+    (formats.check_parts). Both formats are written from this one model."""
     t = Translator(lang)
-    lines: list[str] = []
     if report is None:
-        body = [_Said(f"# {name}"), "", t(M.AUTOGRADER_FAILED)]
-        return _as(fmt, body, name)
+        return {"name": name, "failed": t(M.AUTOGRADER_FAILED)}
     sections = report.get("sections", {})
     hidden = {g["id"] for g in report["groups"] if g["visibility"] == "hidden"}
     # the total would tell about the hidden groups: then it is not shown
     total = (t(M.SCORE_HIDDEN) if hidden else
              t(M.TOTAL_SCORE, score=_num(report["score"]), max_score=_num(report["max_score"])))
-    lines += [_Said(f"# {name or report.get('submission', '')}"), "", "**" + total + "**", ""]
-    for g in report["groups"]:
-        if g["id"] in hidden:
-            continue
-        lines.append(f"- {t(g['title'])}: {_num(g['score'])} / {_num(g['points'])} "
-                     f"({group_status(g, t)})")
-    if hidden:
-        lines.append(t(M.HIDDEN_GROUPS, n=len(hidden)))
     imp = report.get("import") or {}
+    kernel = report.get("kind") == "kernel"
+    model = {
+        "name": name or report.get("submission", ""), "failed": "", "total": total,
+        "groups": [f"{t(g['title'])}: {_num(g['score'])} / {_num(g['points'])} "
+                   f"({group_status(g, t)})" for g in report["groups"] if g["id"] not in hidden],
+        "hidden": t(M.HIDDEN_GROUPS, n=len(hidden)) if hidden else "",
+        "import_failed": "", "import_detail": "", "import_hint": "", "checks": [],
+        "notes": list(M.cells_raised(report, t)) + [
+            t(M.NOTEBOOK_DROPPED, cell=d["cell"], line=d["line"], text=d["text"])
+            for d in ((report.get("notebook") or {}).get("dropped") or [])[:20]]}
     if not imp.get("ok", True):
-        kernel = report.get("kind") == "kernel"
-        lines += ["", t(M.IMPORT_FAILED), "", _Block(M.import_detail(imp, t, kernel=kernel)),
-                  "", t(M.import_hint(imp, kernel))]
-    for note in M.cells_raised(report, t):
-        lines += ["", _Said(note)]
-    for d in ((report.get("notebook") or {}).get("dropped") or [])[:20]:
-        lines += ["", _Said(t(M.NOTEBOOK_DROPPED, cell=d["cell"], line=d["line"],
-                              text=d["text"]))]
+        model.update(import_failed=t(M.IMPORT_FAILED),
+                     import_detail=M.import_detail(imp, t, kernel=kernel),
+                     import_hint=t(M.import_hint(imp, kernel)))
     for c in report["checks"]:
         if c["status"] in ("passed", "skipped") or c.get("visibility") == "hidden":
             continue
         if c["status"] == "not_run" and not imp.get("ok", True):
             continue  # said once above
-        lines += ["", f"## {c['number']} {c['id']} ({', '.join(c['clauses'])})", "",
-                  _Block(check_feedback(c, t, sections))]
+        model["checks"].append({"number": c["number"], "id": c["id"],
+                                "clauses": ", ".join(c["clauses"]),
+                                "parts": check_parts(c, t, sections)})
+    return model
+
+
+def feedback_text(report: dict | None, lang: str, fmt: str = "md", name: str = "") -> str:
+    """A student's feedback file (Markdown or HTML), from :func:`feedback_model`."""
+    model = feedback_model(report, lang, name)
+    if fmt == "html":
+        from .report_pages import feedback_page
+
+        return feedback_page(model, lang)
+    if model["failed"]:
+        return _as(fmt, [_Said(f"# {model['name']}"), "", model["failed"]], name)
+    lines: list[str] = [_Said(f"# {model['name']}"), "", "**" + model["total"] + "**", ""]
+    lines += [f"- {g}" for g in model["groups"]]
+    if model["hidden"]:
+        lines.append(model["hidden"])
+    if model["import_failed"]:
+        lines += ["", model["import_failed"], "", _Block(model["import_detail"]), "",
+                  model["import_hint"]]
+    for note in model["notes"]:
+        lines += ["", _Said(note)]
+    for c in model["checks"]:
+        lines += ["", f"## {c['number']} {c['id']} ({c['clauses']})", "",
+                  _Block(parts_text(c["parts"]))]
     return _as(fmt, lines, name)
 
 

@@ -160,8 +160,13 @@ def check_parts(check: dict, t: Translator, sections: dict, *,
 def check_feedback(check: dict, t: Translator, sections: dict, *, details: bool = True) -> str:
     """The feedback text of one check: what went wrong, smallest input, course section, hint
     (:func:`check_parts`, one item a line; code on the lines after its label)."""
+    return parts_text(check_parts(check, t, sections, details=details))
+
+
+def parts_text(parts: list[tuple[str, str, str]]) -> str:
+    """:func:`check_parts` as text: one item a line, code on the lines after its label."""
     lines = []
-    for label, text, kind in check_parts(check, t, sections, details=details):
+    for label, text, kind in parts:
         if not label:
             lines.append(text)
         elif kind == "input":

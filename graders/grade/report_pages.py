@@ -22,7 +22,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from . import messages as M
-from .formats import _num, check_parts, group_status, inert
+from .formats import _num, inert
 from .i18n import Translator
 from .similarity import (K, PAIR_THRESHOLD, REFERENCE_THRESHOLD, Fragment, common_fingerprints,
                          matched_fragments, reference_fragments)
@@ -232,7 +232,7 @@ def summary_page(rows: list[dict], spec_title: str, pairs: list[tuple[str, str, 
         "message": t(M.SUMMARY_MESSAGE), "students_title": t(M.REPORT_STUDENTS),
         "sort_hint": t(M.REPORT_SORT_HINT), "submission": t(M.REPORT_SUBMISSION),
         "score": t(M.REPORT_SCORE), "problem": t(M.REPORT_PROBLEM), "flags": t(M.REPORT_FLAGS),
-        "feedback": t(M.REPORT_FEEDBACK), "open_feedback": t(M.REPORT_OPEN_FEEDBACK),
+        "open_feedback": t(M.REPORT_OPEN_FEEDBACK), "names_link": t(M.REPORT_NAMES_LINK),
         "similar": t(M.SIMILAR_TITLE), "pairs_count": t(M.SUMMARY_PAIRS, n=len(pairs)),
         "similarity_report": t(M.SUMMARY_SIMILARITY), "similarity": t(M.REPORT_SIMILARITY),
         "compare": t(M.REPORT_COMPARE), "no_pair": t(M.SIMILAR_NONE)}
@@ -404,39 +404,14 @@ def similarity_page(pairs: list[tuple[str, str, float]], sources: dict, lang: st
 
 
 # ----------------------------------------------------------------------------- feedback
-def feedback_page(report: dict | None, lang: str, name: str) -> str:
-    """A student's feedback as a page: the score, the groups they may see, why the import
-    failed, notebook notes, and per check that did not pass its items, prose that wraps and
-    code (the smallest input, the reproducer) kept as code."""
-    t = Translator(lang)
-    if report is None:
-        return _render("feedback.html", lang, name, None, name=name,
-                       failed=t(M.AUTOGRADER_FAILED))
-    sections = report.get("sections", {})
-    hidden = {g["id"] for g in report["groups"] if g["visibility"] == "hidden"}
-    groups = [f"{t(g['title'])}: {_num(g['score'])} / {_num(g['points'])} ({group_status(g, t)})"
-              for g in report["groups"] if g["id"] not in hidden]
-    imp = report.get("import") or {}
-    kernel = report.get("kind") == "kernel"
-    notes = list(M.cells_raised(report, t))
-    notes += [t(M.NOTEBOOK_DROPPED, cell=d["cell"], line=d["line"], text=d["text"])
-              for d in ((report.get("notebook") or {}).get("dropped") or [])[:20]]
-    checks = []
-    for c in report["checks"]:
-        if c["status"] in ("passed", "skipped") or c.get("visibility") == "hidden":
-            continue
-        if c["status"] == "not_run" and not imp.get("ok", True):
-            continue  # said once above
-        checks.append({"anchor": f"check-{len(checks) + 1}", "number": c["number"],
-                       "id": c["id"], "clauses": ", ".join(c["clauses"]),
-                       "parts": [{"label": label, "text": text, "kind": kind}
-                                 for label, text, kind in check_parts(c, t, sections)]})
-    return _render(
-        "feedback.html", lang, name or report.get("submission", ""), None,
-        name=name or report.get("submission", ""), failed="",
-        total=t(M.TOTAL_SCORE, score=_num(report["score"]), max_score=_num(report["max_score"])),
-        groups=groups, hidden=t(M.HIDDEN_GROUPS, n=len(hidden)) if hidden else "",
-        import_failed=t(M.IMPORT_FAILED) if not imp.get("ok", True) else "",
-        import_detail=M.import_detail(imp, t, kernel=kernel) if not imp.get("ok", True) else "",
-        import_hint=t(M.IMPORT_HINT_KERNEL if kernel else M.IMPORT_HINT), notes=notes,
-        checks=checks)
+def feedback_page(model: dict, lang: str) -> str:
+    """A student's feedback as a page, from batch_reports.feedback_model: the score, the groups
+    they may see, why the import failed, notebook notes, and per check that did not pass its
+    items, prose that wraps and code (the smallest input, the reproducer) kept as code."""
+    checks = [{**c, "anchor": f"check-{k + 1}",
+               "parts": [{"label": label, "text": text, "kind": kind}
+                         for label, text, kind in c["parts"]]}
+              for k, c in enumerate(model.get("checks", []))]
+    return _render("feedback.html", lang, model["name"], None, **{
+        "total": "", "groups": [], "hidden": "", "import_failed": "", "import_detail": "",
+        "import_hint": "", "notes": [], **model, "checks": checks})

@@ -348,3 +348,29 @@ def test_the_browser_check_finds_errors_overflow_and_outside_resources(tmp_path)
     assert got["scrollWidth"] > got["innerWidth"] and got["wide"]
     said = " ".join(got["errors"])
     assert "img-src" in said and "script-src" in said, said
+
+
+def test_html_and_markdown_feedback_say_the_same(spec):
+    """Both formats come from one model: what the Markdown says, the page says, and neither
+    shows the total while a group is hidden (it would tell about that group)."""
+    rep = _report(spec, "hw.py", failing=2)
+    assert any(g["visibility"] == "hidden" for g in rep["groups"])
+    for lang in ("en", "nl"):
+        md = feedback_text(rep, lang, "md", "hw.py")
+        page = page_text(feedback_text(rep, lang, "html", "hw.py"))
+        words = lambda s: re.findall(r"\w+", s)  # noqa: E731
+        assert set(words(page)) <= set(words(md.replace("\\", "")))
+        prose, fenced = [], False
+        for line in md.splitlines():
+            if line.startswith("```"):
+                fenced = not fenced
+            elif line and not fenced and not line.startswith("#"):
+                prose.append(line)
+        assert len(prose) >= 5
+        for line in prose:
+            assert " ".join(line.strip("*- ").split()) in " ".join(page.split()), line
+        from graders.grade import messages as M
+        from graders.grade.i18n import translator
+
+        said = translator(lang)(M.SCORE_HIDDEN)
+        assert said in md and said in " ".join(page.split())
