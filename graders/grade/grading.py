@@ -280,7 +280,9 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
         "grader_version": GRADER_VERSION,
         "isolation": {"mode": mode, "note": note},
         "sections": {k: dict(v) for k, v in spec.sections.items()},
-        "notebook": ({"origin": sub.source["origin"], "dropped": sub.source["dropped"]}
+        "notebook": ({"origin": sub.source["origin"], "dropped": sub.source["dropped"],
+                      "dropped_total": sub.source.get("dropped_total",
+                                                      len(sub.source["dropped"]))}
                      if sub.source else None),
     }
     if sub.module is None:
@@ -318,7 +320,7 @@ def _cells_raised(source: dict, cells: list[dict]) -> list[dict]:
     """{"cell", "line", "type", "msg"} of each notebook cell that raised (its line: where in
     that cell, None when unknown); the cells after it were run."""
     out = []
-    for c in cells:
+    for c in cells:   # at most 50 (proxy)
         cell = _cell_of(source, c["first"]).get("cell")
         if not cell:
             continue

@@ -341,3 +341,44 @@ def test_names_that_look_alike_never_share_a_feedback_file_or_a_row(tmp_path, sp
     assert by["bob.py"]["vector_norm"] == "passed"
     assert all(by[n]["vector_norm"] == "failed" for n in names if n != "bob.py")
     assert safe_name("bob.py") == "bob.py" and "~" in safe_name("Bob.py")
+
+
+# ----------------------------------------------------------------------------- report size
+@needs_bwrap
+def test_a_report_lists_are_bounded_and_every_output_is_small(tmp_path):
+    """Two notebooks: 1.25 million magic lines (whose worker may well be too slow to import
+    them: that is the sandbox's business), and 300 cells that raise (norm passes)."""
+    import nbformat
+
+    seed = (MORE4 / "report_bloat.py").read_text()
+    magic, raising = nbformat.v4.new_notebook(), nbformat.v4.new_notebook()
+    magic.cells = [nbformat.v4.new_code_cell(seed),
+                   nbformat.v4.new_code_cell("%a\n" * 1_250_000)]
+    raising.cells = [nbformat.v4.new_code_cell(seed)] + [
+        nbformat.v4.new_code_cell(f"raise ValueError({i})") for i in range(300)]
+    paths = [tmp_path / "magic.ipynb", tmp_path / "raising.ipynb"]
+    for path, nb in zip(paths, (magic, raising)):
+        path.write_text(json.dumps(nb))   # each cell's source one string (nbformat splits it)
+        assert path.stat().st_size < 5 << 20
+    hwm, out = _vm_hwm_mib(
+        "import json\n"
+        "from graders.grade import formats\n"
+        "from graders.grade.grading import grade, load_submission\n"
+        "from spec import load_spec\n"
+        "from tests.helpers import fast_limits\n"
+        f"for path in {[str(p) for p in paths]!r}:\n"
+        "    rep = grade(load_submission(path), load_spec(), profile='dev',\n"
+        "                limits=fast_limits(), select=['vector_norm'])\n"
+        "    sizes = {f: len(formats.render(rep, f).encode()) for f in formats.FORMATS}\n"
+        "    sizes['gradebook'] = len(formats.dumps(rep))\n"
+        "    print('OUT', json.dumps({'sizes': sizes, 'status': rep['checks'][0]['status'],\n"
+        "          'dropped': len(rep['notebook']['dropped']),\n"
+        "          'total': rep['notebook']['dropped_total'],\n"
+        "          'cells': len(rep['import'].get('cells', []))}))\n")
+    got = [json.loads(x.split(" ", 1)[1]) for x in out.splitlines() if x.startswith("OUT ")]
+    assert got[0]["dropped"] <= 100 and got[0]["total"] == 1_250_000, got[0]
+    assert got[1]["status"] == "passed", got[1]
+    assert 0 < got[1]["cells"] <= 50, got[1]   # the first 50 (worker and proxy)
+    for g in got:
+        assert all(n < 5_000_000 for n in g["sizes"].values()), g["sizes"]
+    assert hwm < 1536, hwm
