@@ -1,8 +1,8 @@
 """`andrea-audit docs`: what each sentence of a course document claims, against the spec.
 
 The audit reads a document as claims, not as loose numbers. Every fact comes from the spec;
-every word that points at a fact is data in the lexicon (``spec/lexicon.yaml``, validated by
-``spec/lexicon.schema.json``), per language (en, nl, ko).
+every word that points at a fact is data in the lexicon (``spec/lexicon/lexicon.yaml``, validated by
+``spec/lexicon/lexicon.schema.json``), per language (en, nl, ko).
 
 * **Numbers** are read in digits (Babel's separators for the document's locale, scale words,
   Korean 만/억 units) and in words (Dutch and English by text2num, Korean Sino-Korean and native

@@ -4,7 +4,7 @@ expression over the spec's model fields and evaluated with the spec's own evalua
 (``spec.evaluate``: Python's ``ast``, + - * / ** and sqrt only; nothing is ever ``eval``-ed).
 
 Which symbols a formula may use (``V`` -> ``vocab_size``) and how formulas are written in words
-are language data in the lexicon (``spec/lexicon.yaml``: ``symbols``, ``formula_words``).
+are language data in the lexicon (``spec/lexicon/lexicon.yaml``: ``symbols``, ``formula_words``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""The lexicon: the words the course documents use for the spec's facts (``spec/lexicon.yaml``).
+"""The lexicon: the words the course documents use for the spec's facts
+(``spec/lexicon/lexicon.yaml``).
 
-Validated against ``spec/lexicon.schema.json`` (JSON Schema, as the spec is) and for the
+Validated against ``spec/lexicon/lexicon.schema.json`` (JSON Schema, as the spec is) and for the
 references between its parts (a binding names a unit and an owner that exist). A bad file is a
 :class:`LexiconError`, one paragraph naming the file, the place and the problem.
 """
@@ -17,8 +18,8 @@ import yaml
 
 from spec import SPEC_DIR
 
-LEXICON_PATH = SPEC_DIR / "lexicon.yaml"
-SCHEMA_PATH = SPEC_DIR / "lexicon.schema.json"
+LEXICON_PATH = SPEC_DIR / "lexicon" / "lexicon.yaml"
+SCHEMA_PATH = SPEC_DIR / "lexicon" / "lexicon.schema.json"
 
 
 class LexiconError(ValueError):
