@@ -9,9 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 import pytest
 
@@ -24,6 +22,7 @@ from graders.grade.batch_reports import (feedback_files, feedback_text, problem_
 from graders.grade.formats import inert
 from graders.grade.report_pages import reference_rows
 from tests import browser
+from tests.html_pages import Page, link_problems, parse
 from tests.language import page_text, unreadable
 
 from .test_similarity_fragments import DISGUISED, INDEPENDENT, ORIGINAL
@@ -97,70 +96,6 @@ def _reference_copy() -> str:
     return disguise(reference_as_one_module(), "m")
 
 
-class Page(HTMLParser):
-    """The parts of a page these tests look at."""
-
-    def __init__(self, text: str):
-        super().__init__(convert_charrefs=True)
-        self.ids: list[str] = []
-        self.links: list[str] = []
-        self.sources: list[str] = []
-        self.scripts: list[str] = []
-        self.tags: set[str] = set()
-        self.policy = ""
-        self.rows: dict[str, list[list[str]]] = {}
-        self._table: list[str] = []
-        self._cell: list[str] | None = None
-        self._row: list[list[str]] | None = None
-        self._script: list[str] | None = None
-        self.feed(text)
-        self.close()
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        self.tags.add(tag)
-        if a.get("id"):
-            self.ids.append(a["id"])
-        if tag == "a" and "href" in a:
-            self.links.append(a["href"])
-        for key in ("src", "srcset", "data", "poster", "action", "formaction", "background"):
-            if key in a:
-                self.sources.append(a[key])
-        if tag == "link":
-            self.sources.append(a.get("href", ""))
-        if tag == "meta" and a.get("http-equiv") == "Content-Security-Policy":
-            self.policy = a.get("content", "")
-        if tag == "script":
-            self._script = []
-        if tag == "table":
-            self._table.append(a.get("id", ""))
-        if tag == "tr" and self._table:
-            self._row = []
-            self.rows.setdefault(self._table[-1], []).append(self._row)
-        if tag in ("td", "th") and self._row is not None:
-            self._cell = []
-            self._row.append(self._cell)
-
-    def handle_endtag(self, tag):
-        if tag == "script" and self._script is not None:
-            self.scripts.append("".join(self._script))
-            self._script = None
-        if tag == "table" and self._table:
-            self._table.pop()
-        if tag in ("td", "th"):
-            self._cell = None
-
-    def handle_data(self, data):
-        if self._script is not None:
-            self._script.append(data)
-        if self._cell is not None:
-            self._cell.append(data)
-
-
-def _parse(path: Path) -> Page:
-    return Page(path.read_text(encoding="utf-8"))
-
-
 def _all_pages(d: Path) -> list[Path]:
     return sorted(d.glob("report/*.html")) + sorted(d.glob("feedback/*.html"))
 
@@ -172,7 +107,7 @@ def _cell_text(cell: list[str]) -> str:
 # ----------------------------------------------------------------------------- structure
 def test_every_link_resolves_and_nothing_comes_from_elsewhere(batch):
     d = batch["pages"]["en"]
-    parsed = {p.resolve(): _parse(p) for p in _all_pages(d)}
+    parsed = {p.resolve(): parse(p) for p in _all_pages(d)}
     assert len(parsed) == 2 + len(batch["rows"])
     for path, page in parsed.items():
         assert len(page.ids) == len(set(page.ids)), f"{path.name}: an id twice"
@@ -180,18 +115,24 @@ def test_every_link_resolves_and_nothing_comes_from_elsewhere(batch):
         assert not {"img", "iframe", "object", "embed", "form", "base"} & page.tags, path.name
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"url\(|@import|https?:|//[a-z]", text.split("<body>")[0]), path.name
-        for link in page.links:
-            parts = urlsplit(link)
-            assert not parts.scheme and not parts.netloc, (path.name, link)
-            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
-            assert target in parsed, (path.name, link, "no such file written")
-            if parts.fragment:
-                assert unquote(parts.fragment) in parsed[target].ids, (path.name, link)
+        assert link_problems(path, parsed) == [], path.name
+    assert len(parsed) == 2 + len(batch["rows"])        # no link led to a page not written
+
+
+def test_the_link_check_finds_links_that_lead_nowhere(tmp_path):
+    (tmp_path / "b.html").write_text('<p id="here">x</p>', encoding="utf-8")
+    page = tmp_path / "a.html"
+    page.write_text('<a id="top" href="#top">1</a><a href="#gone">2</a><a href="b.html#here">3</a>'
+                    '<a href="b.html#nope">4</a><a href="c.html">5</a>'
+                    '<a href="https://example.org/">6</a><a href="//example.org/x">7</a>',
+                    encoding="utf-8")
+    assert [p.split(":")[0] for p in link_problems(page)] == [
+        "#gone", "b.html#nope", "c.html", "https", "//example.org/x"]
 
 
 def test_each_page_runs_only_its_own_script_named_in_its_policy(batch):
     for path in _all_pages(batch["pages"]["nl"]):
-        page = _parse(path)
+        page = parse(path)
         policy = dict(p.strip().split(" ", 1) for p in page.policy.split(";") if p.strip())
         assert policy["default-src"] == "'none'" and policy["img-src"] == "data:"
         assert policy["base-uri"] == "'none'"
@@ -207,7 +148,7 @@ def test_each_page_runs_only_its_own_script_named_in_its_policy(batch):
 def test_every_student_has_a_row_with_their_score_and_feedback(batch):
     rows = batch["rows"]
     d = batch["pages"]["en"]
-    page = _parse(d / "report" / "summary.html")
+    page = parse(d / "report" / "summary.html")
     body = page.rows["students"][1:]
     assert [_cell_text(r[0]) for r in body] == [" ".join(inert(x["submission"]).split())
                                                 for x in rows]
@@ -230,7 +171,7 @@ def test_every_student_has_a_row_with_their_score_and_feedback(batch):
 def test_similarity_page_highlights_the_same_fragment_on_both_sides(batch):
     path = batch["pages"]["en"] / "report" / "similarity.html"
     text = path.read_text(encoding="utf-8")
-    page = _parse(path)
+    page = parse(path)
     a_side = {i for i in page.ids if re.fullmatch(r"pair-1-a-f\d+", i)}
     b_side = {i for i in page.ids if re.fullmatch(r"pair-1-b-f\d+", i)}
     assert a_side and {i.replace("-a-", "-b-") for i in a_side} == b_side
@@ -252,7 +193,7 @@ def test_hostile_names_messages_and_code_stay_text(batch):
     for lang, d in batch["pages"].items():
         for path in _all_pages(d):
             text = path.read_text(encoding="utf-8")
-            page = _parse(path)
+            page = parse(path)
             assert "alert(" not in "".join(page.scripts), path.name
             assert not {"img", "b"} & page.tags, path.name      # no tag from a name or message
             assert "<script>alert" not in text and "<img" not in text and "<b>" not in text

@@ -98,6 +98,15 @@ def test_summary_and_similarity_reports(batch):
     assert worst[0] == "token_gradient_scatter_add" and int(worst[1]) >= 2   # bob and frank
     sim = (rep / "similarity.html").read_text(encoding="utf-8")
     assert "bob.py ↔ frank.py" in sim
+    # every student's row links to their feedback file; every link leads somewhere
+    from tests.html_pages import link_problems, parse
+
+    for name in ("summary.html", "similarity.html"):
+        assert link_problems(rep / name) == [], name
+    links = parse(rep / "summary.html").links
+    assert {f"../feedback/{n}.md" for n in ("alice.py", "bob.py", "carol.py")} <= set(links)
+    assert any(x.startswith("similarity.html#pair-") for x in links)
+    assert 'id="ref-1-a-f1"' in sim                  # mallory's fragments of the reference
 
 
 def test_batch_usage_errors(tmp_path, capsys):
