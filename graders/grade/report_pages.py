@@ -222,6 +222,13 @@ def summary_page(rows: list[dict], spec_title: str, pairs: list[tuple[str, str, 
             "flags": flags, "flag_sort": len(flags) or "",
             "feedback": href(feedback[r["submission"]])
             if feedback and r["submission"] in feedback else None})
+    def mean(values: list[float]) -> str:   # a mean over the graded, in the reader's locale
+        return t("{value:.2f}", value=sum(values) / len(values)) if values else ""
+
+    by_id = [{g["id"]: g["score"] for g in (r.get("report") or {}).get("groups", [])}
+             for r in graded]
+    means = {"score": mean([r["score"] for r in graded]),
+             "groups": [mean([b[g["id"]] for b in by_id if g["id"] in b]) for g in groups]}
     fails = failed_checks(rows, t)[:MAX_FAILED]
     most = max([e["students"] for e in fails] + [1])
     problems = Counter(r["problem"] for r in rows if r.get("problem"))
@@ -232,7 +239,7 @@ def summary_page(rows: list[dict], spec_title: str, pairs: list[tuple[str, str, 
         "message": t(M.SUMMARY_MESSAGE), "students_title": t(M.REPORT_STUDENTS),
         "sort_hint": t(M.REPORT_SORT_HINT), "submission": t(M.REPORT_SUBMISSION),
         "score": t(M.REPORT_SCORE), "problem": t(M.REPORT_PROBLEM), "flags": t(M.REPORT_FLAGS),
-        "open_feedback": t(M.REPORT_OPEN_FEEDBACK), "names_link": t(M.REPORT_NAMES_LINK),
+        "open_feedback": t(M.REPORT_OPEN_FEEDBACK), "mean": t(M.REPORT_MEAN), "names_link": t(M.REPORT_NAMES_LINK),
         "similar": t(M.SIMILAR_TITLE), "pairs_count": t(M.SUMMARY_PAIRS, n=len(pairs)),
         "similarity_report": t(M.SUMMARY_SIMILARITY), "similarity": t(M.REPORT_SIMILARITY),
         "compare": t(M.REPORT_COMPARE), "no_pair": t(M.SIMILAR_NONE)}
@@ -248,7 +255,7 @@ def summary_page(rows: list[dict], spec_title: str, pairs: list[tuple[str, str, 
                 "message": e["message"],
                 "message_students": t(M.REPORT_MESSAGE_STUDENTS, n=e["message_students"])}
                for e in fails],
-        groups=groups, students=students, with_feedback=feedback is not None,
+        groups=groups, students=students, with_feedback=feedback is not None, mean=means,
         pairs=[{"a": a, "b": b, "sim": sim, "share": _pct(t, sim), "a_row": row_id.get(a, ""),
                 "b_row": row_id.get(b, ""), "href": f"similarity.html#{pair_id(i)}"}
                for i, (a, b, sim) in enumerate(pairs[:MAX_PAIRS])],

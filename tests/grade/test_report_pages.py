@@ -149,7 +149,10 @@ def test_every_student_has_a_row_with_their_score_and_feedback(batch):
     rows = batch["rows"]
     d = batch["pages"]["en"]
     page = parse(d / "report" / "summary.html")
-    body = page.rows["students"][1:]
+    body = page.rows["students"][1:-1]
+    graded = [r["score"] for r in rows if r["score"] is not None]
+    mean = page.rows["students"][-1]     # the footer: the mean of the graded, per column
+    assert _cell_text(mean[1]) == f"{sum(graded) / len(graded):.2f}"
     assert [_cell_text(r[0]) for r in body] == [" ".join(inert(x["submission"]).split())
                                                 for x in rows]
     files = feedback_files(rows, "html")
