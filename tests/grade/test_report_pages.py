@@ -43,7 +43,7 @@ def _report(spec, name: str, failing: int, *, example: str = "lookup(x)") -> dic
             results.append(CheckResult(
                 c.id, c.clauses, "failed", cause="wrong_value", template=WRONG,
                 message="grad[0]=1, but should be 2",
-                fields={"name": "grad</code><script>alert(2)</script>", "index": "0",
+                fields={"name": "grad</code><script>alert(2)</script>", "index": "0," * 150,
                         "got": 1.0, "want": 2.0, "error": 1.0, "allowed": 1e-6, "bad": 1,
                         "size": 1},
                 example=example, hint="Repeated ids must accumulate their gradients "
@@ -72,7 +72,7 @@ def batch(spec, tmp_path_factory):
     pairs = [(HOSTILE[0], HOSTILE[1], 0.95), (HOSTILE[1], HOSTILE[3], 0.8)]
     _flag(rows, pairs)
     sources = {HOSTILE[0]: [("main.py", ORIGINAL + "\n# </td></tr><script>alert(3)</script>\n"),
-                            ("helpers.py", "X = '\x1b[2J'\n")],
+                            ("helpers.py", "X = '\x1b[2J'\nY = '" + "y" * 600 + "'\n")],
                HOSTILE[1]: [(HOSTILE[1], DISGUISED)],
                HOSTILE[3]: [(HOSTILE[3], DISGUISED + "\n\u202e = 1\n")],
                HOSTILE[4]: [(HOSTILE[4], INDEPENDENT)],
