@@ -975,6 +975,8 @@ class _Auditor:
         self.report.findings.append(Finding(
             self.name, s.no, col + 1, words, value, value, self.locale, clause_id, "init std",
             fact, kind, "phrase", note, self.context(s.no, col + 1, len(words))))
+        self.report.numbers.append(NumberRead(s.no, col + 1, words, f"{std:.6g}", f"{std:.6g}",
+                                              "init std", clause_id, kind))
         return [x for x in mentions if x is not used]
 
     def init_missing(self) -> None:
