@@ -630,31 +630,45 @@ class KernelHost:
                             ids.shape, exact=True)
 
     # ------------------------------------------------------------------ backward
-    def embed_backward(self, token_ids, grad_out, vocab_size, context_length):
+    #: The outputs of embed_backward and the kernel that computes each.
+    BACKWARD_OUTPUTS = {"grad_token": "andrea_embed_backward_token",
+                        "grad_position": "andrea_embed_backward_position"}
+
+    def embed_backward(self, token_ids, grad_out, vocab_size, context_length, *, outputs=None):
+        """Both gradients, each from its kernel; with `outputs` (names of BACKWARD_OUTPUTS)
+        only those come from their kernels and the others are computed here with numpy, so a
+        check of one gradient is never charged with the other kernel's findings or time."""
+        if outputs is None:
+            outputs = tuple(self.BACKWARD_OUTPUTS)
+        if isinstance(outputs, str) or not set(outputs) <= set(self.BACKWARD_OUTPUTS):
+            raise ValueError(f"outputs must name some of {sorted(self.BACKWARD_OUTPUTS)}, got "
+                             f"{outputs!r}")
         v = self._validate
         try:
             ids, grad, t, vocab, context = v.backward_args(token_ids, grad_out, vocab_size,
                                                            context_length)
         except IndexError as exc:
-            self._backward_bad_all(token_ids, grad_out, vocab_size, context_length)
+            if "grad_token" in outputs:
+                self._backward_bad_all(token_ids, grad_out, vocab_size, context_length)
             raise exc from None
         d = grad.shape[-1]
         if grad.dtype != np.float32:
             return self._backward_numpy(ids, grad, vocab, context, t)
-        grad_token = np.zeros((vocab, d), dtype=np.float32)
-        grad_pos = np.zeros((context, d), dtype=np.float32)
+        grad_token, grad_pos = self._backward_numpy(ids, grad, vocab, context, t)
         if ids.size and d:
             g = grad.reshape(ids.size, d)
-            gt, bad, gb = self._token_launch(ids, g, vocab)
-            self._device_bad(bad, None, "andrea_embed_backward_token", None, ids.reshape(-1),
-                             ids.shape, gb)
-            grad_token = self._host(gt)
-            n = ids.size
-            gp = self._be.xp.zeros((context, d), dtype=np.float32)
-            self._launch("andrea_embed_backward_position", "flat", t * d,
-                         (self._dev(g), gp, np.int32(n // t), np.int32(t),
-                          self._int32("d_model", d)), work=n * d)
-            grad_pos = self._host(gp)
+            if "grad_token" in outputs:
+                gt, bad, gb = self._token_launch(ids, g, vocab)
+                self._device_bad(bad, None, "andrea_embed_backward_token", None,
+                                 ids.reshape(-1), ids.shape, gb)
+                grad_token = self._host(gt)
+            if "grad_position" in outputs:
+                n = ids.size
+                gp = self._be.xp.zeros((context, d), dtype=np.float32)
+                self._launch("andrea_embed_backward_position", "flat", t * d,
+                             (self._dev(g), gp, np.int32(n // t), np.int32(t),
+                              self._int32("d_model", d)), work=n * d)
+                grad_pos = self._host(gp)
         return grad_token, grad_pos
 
     @staticmethod

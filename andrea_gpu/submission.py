@@ -46,6 +46,11 @@ def compile_kernel_source(path, *, spec=None, arch: str | None = None) -> tuple[
 class KernelSubmission:
     """A kernel submission behind the Python contract (see the module docstring)."""
 
+    #: embed_backward takes `outputs`: a check of one gradient launches only that gradient's
+    #: kernel (graders/conformance/checks/backward.py), so each kernel is charged to its own
+    #: clauses.
+    kernel_outputs = True
+
     def __init__(self, kernels: host.KernelHost, functions: tuple[str, ...] = ()):
         self.kernels = kernels
         self.path = kernels.path
@@ -69,8 +74,9 @@ class KernelSubmission:
     def embed(self, token_ids, token_table, position_table):
         return self.kernels.embed(token_ids, token_table, position_table)
 
-    def embed_backward(self, token_ids, grad_out, vocab_size, context_length):
-        return self.kernels.embed_backward(token_ids, grad_out, vocab_size, context_length)
+    def embed_backward(self, token_ids, grad_out, vocab_size, context_length, *, outputs=None):
+        return self.kernels.embed_backward(token_ids, grad_out, vocab_size, context_length,
+                                           outputs=outputs)
 
     def __repr__(self):
         return f"KernelSubmission({self.path!r}, backend={self.backend!r})"

@@ -395,6 +395,7 @@ def _launch_early(sub, spec, sandbox, limits):
     except (RuntimeError, OSError):
         return None
     proxy = SubmissionProxy(scratch, limits, mode, contract_functions(spec))
+    proxy.kernel_outputs = sub.kind == "kernel"   # embed_backward(..., outputs=)
     try:
         proxy.launch()
     except SandboxError:
@@ -433,6 +434,7 @@ def _run_submission(sub, spec, checks, mode, limits, profile, select, on_result,
             raise GraderError(f"{sub.name}: the grader could not prepare its scratch folder "
                               f"({exc.strerror or type(exc).__name__})") from None
         proxy = SubmissionProxy(scratch, limits, mode, contract_functions(spec))
+        proxy.kernel_outputs = sub.kind == "kernel"   # embed_backward(..., outputs=)
     run: dict = {}
     try:
         try:

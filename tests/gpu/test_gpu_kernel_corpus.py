@@ -296,3 +296,37 @@ def test_every_corpus_file_is_valid_cuda_for_the_contract(path):
     except NvrtcUnavailable as exc:
         pytest.skip(str(exc))
     assert ok, log
+
+
+#: A bug in one backward kernel, and the checks of the other kernel's clauses (and the forward
+#: group's EMB-PURE-01) that must not be charged with it.
+OTHER_KERNEL = {
+    "bug_racy_position_sum.cu": ["token_gradient_scatter_add", "token_gradient_zero_rows",
+                                 "inputs_not_mutated"],
+    "bug_missing_atomic.cu": ["position_gradient_batch_sum", "position_gradient_zero_past_t",
+                              "inputs_not_mutated"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_KERNEL))
+def test_a_kernels_finding_costs_only_its_own_clauses(name, spec):
+    """embed_backward runs two kernels: a check of one gradient launches only its kernel (the
+    other gradient comes from the host), so a bug in one costs the other nothing."""
+    sub = load_kernel_submission(CORPUS / name, backend="cpu", spec=spec)
+    results = run_checks(sub, spec, profile="dev", select=OTHER_KERNEL[name], target=name)
+    bad = [f"{r.check_id}: {r.message}" for r in results if r.status != "passed"]
+    assert not bad, "\n".join(bad)
+    own, _, _ = BUGS[name]
+    (res,) = run_checks(sub, spec, profile="dev", select=[own], target=name)
+    assert res.status == "failed"
+
+
+def test_one_kernels_finding_through_the_grader():
+    """The same through andrea-grade's sandboxed worker (the proxy passes the scope)."""
+    from graders.grade.grading import grade, load_submission
+    rep = grade(load_submission(CORPUS / "bug_racy_position_sum.cu"), load_spec(),
+                profile="dev", limits=fast_limits(), sandbox=TEST_SANDBOX,
+                select=["token_gradient_scatter_add", "position_gradient_batch_sum"])
+    status = {c["id"]: c["status"] for c in rep["checks"]}
+    assert status == {"token_gradient_scatter_add": "passed",
+                      "position_gradient_batch_sum": "failed"}, rep["checks"]

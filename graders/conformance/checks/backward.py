@@ -17,11 +17,20 @@ from ..registry import check
 from ..replay import given
 
 
-def _backward(impl, ids, grad, vocab, context, *, exact_type=False):
+def kernel_scope(impl, *outputs: str) -> dict:
+    """The keyword that limits a kernel submission's embed_backward to the kernels of
+    `outputs` ("grad_token", "grad_position"; none: no kernel): a check of one gradient is then
+    charged with that gradient's kernel only (the other comes from the host). Empty for a
+    Python submission."""
+    return {"outputs": outputs} if getattr(impl, "kernel_outputs", False) is True else {}
+
+
+def _backward(impl, ids, grad, vocab, context, *, exact_type=False, part=None):
     call = call_repr("embed_backward", ids, grad, vocab, context)
     # Copies: an implementation that mutates its inputs must not change the expected values
     # (EMB-PURE-01 reports the mutation itself).
-    res = impl.embed_backward(*private_args(impl, ids, grad), vocab, context)
+    res = impl.embed_backward(*private_args(impl, ids, grad), vocab, context,
+                              **(kernel_scope(impl, part) if part else {}))
     if not isinstance(res, (tuple, list)) or len(res) != 2:
         fail("embed_backward returned a {type}, but should return a pair "
              "(grad_token_table, grad_position_table)", call, type=type(res).__name__)
@@ -59,7 +68,7 @@ def token_gradient_scatter_add(impl, spec):
     def prop(data):
         ids, grad, vocab, context = data.draw(S.backward_args(spec),
                                               label="embed_backward arguments")
-        gtok, _, call = _backward(impl, ids, grad, vocab, context)
+        gtok, _, call = _backward(impl, ids, grad, vocab, context, part="grad_token")
         assert_shape("grad_token", gtok, (vocab, grad.shape[-1]), call)
         want, scale = _expected_token(ids, grad, vocab)
         assert_close_scaled("grad_token", gtok, want, scale, tol, call,
@@ -76,7 +85,7 @@ def token_gradient_zero_rows(impl, spec):
     def prop(data):
         ids, grad, vocab, context = data.draw(S.backward_args(spec, few_ids=True),
                                               label="embed_backward arguments")
-        gtok, _, call = _backward(impl, ids, grad, vocab, context)
+        gtok, _, call = _backward(impl, ids, grad, vocab, context, part="grad_token")
         assert_shape("grad_token", gtok, (vocab, grad.shape[-1]), call)
         absent = np.setdiff1d(np.arange(vocab), ids.reshape(-1))
         assert_equal("grad_token[absent_ids]", gtok[absent], np.zeros_like(gtok[absent]), call)
@@ -90,7 +99,7 @@ def position_gradient_batch_sum(impl, spec):
     tol = spec.tolerance(spec.model.dtype)["per_term"]
 
     def one(ids, grad, vocab, context):
-        _, gpos, call = _backward(impl, ids, grad, vocab, context)
+        _, gpos, call = _backward(impl, ids, grad, vocab, context, part="grad_position")
         t = ids.shape[-1]
         assert_shape("grad_position", gpos, (context, grad.shape[-1]), call)
         g64 = grad.astype(np.float64).reshape((-1, t, grad.shape[-1]))
@@ -121,7 +130,7 @@ def position_gradient_zero_past_t(impl, spec):
     def prop(data):
         ids, grad, vocab, context = data.draw(S.backward_args(spec),
                                               label="embed_backward arguments")
-        _, gpos, call = _backward(impl, ids, grad, vocab, context)
+        _, gpos, call = _backward(impl, ids, grad, vocab, context, part="grad_position")
         assert_shape("grad_position", gpos, (context, grad.shape[-1]), call)
         t = ids.shape[-1]
         assert_equal("grad_position[T:]", gpos[t:], np.zeros_like(gpos[t:]), call)

@@ -1,5 +1,5 @@
-# bug: the position gradient sums over the time axis instead of the batch axis
-# fails: position_gradient_batch_sum
+# bug: the position gradient sums over the time axis instead of the batch axis (its rows 0..B-1 are filled, past T when B > T)
+# fails: position_gradient_batch_sum, position_gradient_zero_past_t
 def embed_backward(token_ids, grad_out, vocab_size, context_length):
     ids = _ids(token_ids, vocab_size)
     t = _sequence(ids, context_length)
