@@ -227,7 +227,7 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
     entries = discover(folder)
     if scheduler is None:  # local graders: refuse untrusted code once, up front (fail closed)
         try:
-            choose_mode(sandbox)
+            choose_mode(sandbox, protect=[spec.path])
         except IsolationUnavailable as exc:
             raise BatchError(str(exc)) from None
     db = Path(db) if db else Path(folder).resolve().parent / "gradebook.sqlite"

@@ -270,7 +270,7 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
     early = _launch_early(sub, spec, sandbox, limits)
     try:
         checks, select = _checks_for(sub, spec, select)
-        mode, note = _isolation(sandbox)
+        mode, note = _isolation(sandbox, spec)
     except BaseException:
         _discard(early)
         raise
@@ -343,10 +343,11 @@ def require_isolation(sandbox: str, profile: str | None = None) -> None:
     _isolation(sandbox)
 
 
-def _isolation(sandbox: str) -> tuple[str, str]:
-    """The sandbox mode, or the grader's refusal to run untrusted code (fail closed)."""
+def _isolation(sandbox: str, spec: Spec | None = None) -> tuple[str, str]:
+    """The sandbox mode, or the grader's refusal to run untrusted code (fail closed). In
+    container mode the spec's file is one of the grader's files the worker may not read."""
     try:
-        return choose_mode(sandbox)
+        return choose_mode(sandbox, protect=[spec.path] if spec is not None else [])
     except RuntimeError as exc:
         raise GraderError(str(exc)) from None
 
