@@ -89,6 +89,11 @@ class Translator:
                 return self._fmt.format(msgid, **fields)
         return text
 
+    def number(self, value) -> str:
+        """`value` as the reader's locale writes it (91,34 in Dutch), as a template's field
+        is: every number of one report in one style."""
+        return self._fmt.format("{0}", value)
+
 
 def translator(lang: str = "en") -> Translator:
     return Translator(lang)

@@ -127,7 +127,7 @@ def feedback_model(report: dict | None, lang: str, name: str = "") -> dict:
     kernel = report.get("kind") == "kernel"
     model = {
         "name": name or report.get("submission", ""), "failed": "", "total": total,
-        "groups": [f"{t(g['title'])}: {_num(g['score'])} / {_num(g['points'])} "
+        "groups": [f"{t(g['title'])}: {t.number(_num(g['score']))} / {t.number(_num(g['points']))} "
                    f"({group_status(g, t)})" for g in report["groups"] if g["id"] not in hidden],
         "hidden": t(M.HIDDEN_GROUPS, n=len(hidden)) if hidden else "",
         "import_failed": "", "import_detail": "", "import_hint": "", "checks": [],

@@ -1,7 +1,8 @@
 """andrea-grade: grade untrusted submissions against the spec.
 
     andrea-grade SUBMISSION [--spec S] [--format text|json|gradescope|junit] [--output PATH]
-                            [--lang en|nl|ko] [--profile grading] [--sandbox auto|bwrap|none]
+                            [--lang en|nl|ko] [--profile grading]
+                            [--sandbox auto|bwrap|container|none]
     andrea-grade batch DIR [--jobs N] [--db PATH] [--regrade] [--csv PATH] [--histogram PATH]
                            [--scheduler ADDRESS] [--spec S] [--profile P] [--lang L]
 
@@ -41,10 +42,13 @@ def _common(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--profile", default="grading", choices=sorted(PROFILES),
                     help="Hypothesis profile (default: %(default)s)")
     ap.add_argument("--lang", default="en", choices=LANGUAGES, help="feedback language")
-    ap.add_argument("--sandbox", default="auto", choices=("auto", "bwrap", "none"),
+    ap.add_argument("--sandbox", default="auto", choices=("auto", "bwrap", "container", "none"),
                     help="auto, bwrap: isolate with bubblewrap, or refuse to grade where it "
-                         "cannot run (fail closed); none: no isolation, for trusted code "
-                         "only (unsafe)")
+                         "cannot run (fail closed); container: for a disposable container "
+                         "that grades and is thrown away (Gradescope, PrairieLearn, CI), as "
+                         "root: the worker runs under a uid of its own and the grader's files "
+                         "are made root-only (docs/grading.md); none: no isolation, for "
+                         "trusted code only (unsafe)")
     d = Limits()   # the help states the defaults where they are defined
     ap.add_argument("--call-timeout", type=float, default=None, metavar="S",
                     help=f"wall seconds per call into the submission ({d.call_timeout:g})")
@@ -207,15 +211,29 @@ def zip_main(argv) -> int:
     ap.add_argument("--lang", default="en", choices=LANGUAGES, help="feedback language")
     ap.add_argument("--profile", default="grading", choices=sorted(PROFILES),
                     help="Hypothesis profile used on Gradescope (default: grading)")
+    ap.add_argument("--sandbox", default="container", choices=("container", "auto", "bwrap"),
+                    help="how run_autograder isolates each submission: container (default; "
+                         "Gradescope's containers are disposable and need not allow "
+                         "namespaces), or bubblewrap (auto, bwrap) where they do")
+    ap.add_argument("--check", action="store_true",
+                    help="then unpack the zip into a scratch /autograder layout and run its "
+                         "run_autograder on the bundled correct and buggy examples in the "
+                         "zip's mode, validating results.json (exit status 1 if it fails)")
     args = ap.parse_args(argv)
-    from .gradescope_zip import ZipError, build_zip
+    from .gradescope_zip import ZipError, build_zip, check_zip
 
     _load_spec(args.spec)
     try:
-        path = build_zip(args.output, spec_arg=args.spec, lang=args.lang, profile=args.profile)
+        path = build_zip(args.output, spec_arg=args.spec, lang=args.lang, profile=args.profile,
+                         sandbox=args.sandbox)
     except ZipError as exc:
         return _fail(str(exc))
     print(f"wrote {path}: upload it as the autograder of a Gradescope programming assignment")
+    if args.check:
+        if not check_zip(path):
+            print("check: FAILED: fix this before students submit", file=sys.stderr)
+            return 1
+        print("check: passed")
     return EXIT_OK
 
 

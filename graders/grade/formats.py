@@ -217,7 +217,8 @@ def summary(report: dict, t: Translator, *, students: bool = True,
         if students and g["visibility"] != "visible":
             hidden += 1
             continue
-        lines.append(f"- {t(g['title'])}: {_num(g['score'])} / {_num(g['points'])} "
+        lines.append(f"- {t(g['title'])}: {t.number(_num(g['score']))} / "
+                     f"{t.number(_num(g['points']))} "
                      f"({group_status(g, t)})")
     if hidden:
         lines.append(t(M.HIDDEN_GROUPS, n=hidden))
@@ -283,6 +284,8 @@ def gradescope(report: dict, lang: str = "en", sections: dict | None = None) -> 
             "output_format": "text",
             "visibility": c["visibility"],
         })
+    tests.sort(key=lambda x: _number_key(x["number"]))
+    flags = [staff_flag(f, t) for f in report.get("flags", [])]
     return {
         "score": report["score"],
         "execution_time": round(report.get("execution_time", 0.0), 2),
@@ -295,9 +298,22 @@ def gradescope(report: dict, lang: str = "en", sections: dict | None = None) -> 
         "tests": tests,
         # For the staff (Gradescope shows students only the fields above): copy flags, with
         # figures only, never the reference's text; Gradescope stores `extra_data`.
-        "flags": list(report.get("flags", [])),
-        "extra_data": {"flags": list(report.get("flags", []))},
+        "flags": flags,
+        "extra_data": {"flags": flags},
     }
+
+
+def _number_key(number: str) -> tuple:
+    """"2.10" after "2.9": a test's number compared part by part, as numbers."""
+    return tuple(int(p) if p.isdigit() else 0 for p in str(number).split("."))
+
+
+def staff_flag(flag: dict, t: Translator) -> dict:
+    """A copy flag for the staff, its message in the report's language with its figures."""
+    out = dict(flag)
+    if flag.get("kind") == "reference_copy" and isinstance(flag.get("similarity"), (int, float)):
+        out["message"] = t(M.FLAG_REFERENCE_COPY, share=round(100 * flag["similarity"]))
+    return out
 
 
 def _test_output(check: dict, t: Translator, sections: dict) -> str:
@@ -389,7 +405,8 @@ def text(report: dict, lang: str = "en", *, color: bool = False, width: int = 10
         table.add_column(t(col))
     for g in report["groups"]:
         ok = g["passed"] == g["checks"] - g.get("skipped", 0)
-        table.add_row(escape(t(g["title"])), str(_num(g["points"])), str(_num(g["score"])),
+        table.add_row(escape(t(g["title"])), t.number(_num(g["points"])),
+                      t.number(_num(g["score"])),
                       ("[green]" if ok else "[red]") + group_status(g, t) + "[/]")
     con.print(table)
     con.print(f"[bold]{t(M.TOTAL_SCORE, score=_num(report['score']), max_score=_num(report['max_score']))}[/bold]")

@@ -45,7 +45,8 @@ HIDDEN_GROUPS = "{n} group(s) of checks are hidden or shown after the due date."
 RESTARTS = "Your submission's process was restarted {n} time(s) after a fault."
 ISOLATION = "Isolation: {mode}"
 # {mode} of ISOLATION, by the sandbox's mode (the report's isolation.mode keeps the tool's name)
-ISOLATION_MODES = {"bwrap": "isolated", "rlimits": "not isolated, for trusted code only"}
+ISOLATION_MODES = {"bwrap": "isolated", "container": "isolated (container)",
+                   "rlimits": "not isolated, for trusted code only"}
 SECTION_CLAUSE = "\u201c{section}\u201d, clause {clause}: {statement}"
 
 # --- import problems
@@ -62,6 +63,10 @@ NOTEBOOK_CELL_RAISED = ("Cell {cell} raised {type}: {msg}; the cells after it we
                         "would have defined is missing).")
 NOTEBOOK_CELL_RAISED_AT = ("Cell {cell}, line {line} raised {type}: {msg}; the cells after it were "
                            "run (what it would have defined is missing).")
+FLAG_REFERENCE_COPY = ("{share}% of this submission's code fingerprints are the reference "
+                       "implementation's (renaming, reformatting and removing comments do not "
+                       "change this figure); review it before accepting the score")
+STAFF_SUMMARY = "For the staff: score {score} / {max_score}; {n} copy flag(s)."
 AUTOGRADER_FAILED = ("The autograder could not grade this submission; this is not a verdict on "
                      "your work. Please tell the course staff.")
 MANY_MODULES = "The submission has several Python modules ({names}); put one module in the folder or name it submission.py."

@@ -21,8 +21,9 @@ PARTIAL = ROOT / "examples" / "hostile" / "partial.py"   # two functions: quick 
 def autograder(tmp_path_factory):
     d = tmp_path_factory.mktemp("zip")
     out = d / "autograder.zip"
+    # bubblewrap here (the container mode is tested under dropped capabilities, below)
     assert cli.main(["gradescope-zip", "--output", str(out), "--lang", "nl",
-                     "--profile", "dev"]) == 0
+                     "--profile", "dev", "--sandbox", "auto"]) == 0
     src = d / "source"
     with zipfile.ZipFile(out) as z:
         infos = {i.filename: i for i in z.infolist()}
@@ -59,7 +60,8 @@ def test_zip_layout(autograder):
         assert stat.S_ISREG(mode) and mode & 0o111 == 0o111, name
         assert subprocess.run(["bash", "-n", str(src / name)]).returncode == 0
     setup = (src / "setup.sh").read_text()
-    assert "python3.11" in setup and "bubblewrap" in setup
+    assert "python3.11" not in setup and "bubblewrap" in setup
+    assert "--sandbox auto" in (src / "run_autograder").read_text()
     with zipfile.ZipFile(src / wheels[0]) as w:
         names = w.namelist()
     assert "graders/grade/cli.py" in names and "spec/andrea-120m.yaml" in names
@@ -68,12 +70,25 @@ def test_zip_layout(autograder):
 
 @needs_bwrap
 def test_run_autograder_grades_the_submission(autograder, tmp_path):
+    from graders.grade.gradescope_zip import results_problems
+
     _, _, src, _ = autograder
     root = _fake_root(tmp_path, {"submission.py": PARTIAL})
-    res, _ = _run(src, root)
+    res, stdout = _run(src, root)
+    assert results_problems(res) == []
     assert 0 < res["score"] < 100                      # partial credit for what it defines
     assert "Aantallen parameters" in res["output"]     # --lang nl made it into the zip
     assert any(t["status"] == "failed" for t in res["tests"])
+    numbers = [tuple(int(p) for p in t["number"].split(".")) for t in res["tests"]]
+    assert numbers == sorted(numbers)                  # in Gradescope's order
+    # the staff summary first on stdout (staff only), in the course's language and style
+    first = stdout.splitlines()[0]
+    assert first.startswith("Voor de docenten: score ") and "kopieermelding" in first
+    score = first.split("score ")[1].split(" /")[0]
+    assert "." not in score                            # 91,34, not 91.34, in Dutch
+    # one number style in the whole report: no "13.34 / 20" beside "91,34 / 100"
+    import re
+    assert not re.search(r"\d\.\d+ / \d", res["output"]), res["output"]
 
 
 @needs_bwrap
@@ -106,7 +121,8 @@ def test_a_spec_given_as_a_path_travels_in_the_zip(autograder, tmp_path):
     (wheel,) = (d / "source").glob("*.whl")
     mine = tmp_path / "my course's spec.yaml"
     shutil.copy(SPEC_DIR / "gpt2-small.yaml", mine)
-    out = build_zip(tmp_path / "ag.zip", spec_arg=str(mine), profile="dev", wheel=wheel)
+    out = build_zip(tmp_path / "ag.zip", spec_arg=str(mine), profile="dev", wheel=wheel,
+                    sandbox="auto")
     src = tmp_path / "autograder" / "source"      # where Gradescope unpacks it
     with zipfile.ZipFile(out) as z:
         assert mine.name in z.namelist()
@@ -120,35 +136,97 @@ def test_a_spec_given_as_a_path_travels_in_the_zip(autograder, tmp_path):
     assert "andrea-grade failed" not in stdout
 
 
-def test_setup_sh_installs_python_3_11_where_the_image_has_3_10(autograder, tmp_path):
-    """setup.sh's logic on a stand-in for Ubuntu 22.04: python3 is 3.10 and no python3.11 until
-    apt-get installs it (apt-get and the interpreters are stubs that log what they are asked)."""
-    _, _, src, _ = autograder
+def _setup_stubs(tmp_path, *, version_ok=True, has_venv=True):
+    """A stand-in image: python3 (3.10 or 3.12, with or without its venv module), apt-get and
+    the tools setup.sh uses, as stubs that log what they are asked."""
     bin_ = tmp_path / "bin"
     bin_.mkdir()
     log = tmp_path / "log"
-    stub = (f'#!/bin/bash\necho "$(basename "$0") $*" >> {log}\n')
-    py = stub + ('case "$*" in *version_info*) exit 0;; *ensurepip*) exit 0;;\n'
+    stub = f'#!/bin/bash\necho "$(basename "$0") $*" >> {log}\n'
+    venv_ok = tmp_path / "venv-installed"
+    if has_venv:
+        venv_ok.write_text("")
+    py = stub + (f'case "$*" in *version_info\\ \\<*) exit {0 if version_ok else 1};;\n'
+                 f'  *ensurepip*) [ -e {venv_ok} ] && exit 0 || exit 1;;\n'
+                 '  *"%d.%d"*) echo 3.12; exit 0;;\n'
                  '  "-m venv "*) mkdir -p "$3/bin"; for t in python andrea-grade; do\n'
                  f'    cp {bin_}/fakepy "$3/bin/$t"; done;; esac\n')
     (bin_ / "fakepy").write_text(stub)
-    (bin_ / "python3").write_text(stub + 'case "$*" in *version_info*) exit 1;; esac\n')  # 3.10
-    (bin_ / "apt-get").write_text(stub + f'case "$*" in *python3.11*) cat > {bin_}/python3.11 '
-                                  f'<<\'PY\'\n{py}PY\nchmod +x {bin_}/python3.11;; esac\n')
+    (bin_ / "python3").write_text(py)
+    (bin_ / "apt-get").write_text(stub + f'case "$*" in *-venv*) touch {venv_ok};; esac\n')
     for f in bin_.iterdir():
         f.chmod(0o755)
-    for tool in ("dirname", "mkdir", "cp", "basename", "cat", "chmod"):
+    for tool in ("dirname", "mkdir", "cp", "basename", "cat", "chmod", "touch"):
         (bin_ / tool).symlink_to(shutil.which(tool))
+    return bin_, log
+
+
+def _setup(src, tmp_path, bin_):
     root = tmp_path / "autograder"
     root.mkdir()
     (root / "source").symlink_to(src)
-    p = subprocess.run(["/bin/bash", str(src / "setup.sh")], capture_output=True, text=True,
-                       env={"PATH": str(bin_), "ANDREA_AUTOGRADER_ROOT": str(root)}, timeout=60)
+    return root, subprocess.run(["/bin/bash", str(src / "setup.sh")], capture_output=True,
+                                text=True, timeout=60,
+                                env={"PATH": str(bin_), "ANDREA_AUTOGRADER_ROOT": str(root)})
+
+
+def test_setup_sh_uses_the_images_own_python3_and_installs_its_venv(autograder, tmp_path):
+    """Ubuntu 24.04: python3 is 3.12 without python3-venv; setup.sh installs python3.12-venv
+    through apt and makes the environment with the image's python3 (no other interpreter)."""
+    _, _, src, _ = autograder
+    bin_, log = _setup_stubs(tmp_path, has_venv=False)
+    root, p = _setup(src, tmp_path, bin_)
     assert p.returncode == 0, p.stdout + p.stderr
     calls = log.read_text().splitlines()
-    assert "apt-get install -y -qq python3.11 python3.11-venv" in calls
-    assert "apt-get install -y -qq bubblewrap" in calls
-    assert f"python3.11 -m venv {root}/andrea-venv" in calls
+    assert "apt-get install -y -qq --no-install-recommends python3.12-venv" in calls
+    assert "apt-get install -y -qq --no-install-recommends libseccomp2 bubblewrap" in calls
+    assert f"python3 -m venv {root}/andrea-venv" in calls
+    assert not any("python3.11" in c for c in calls)
     assert any(c.startswith("python -m pip install -q ./andrea_conformance-")
                and c.endswith(".whl") for c in calls)
     assert "andrea-grade --help" in calls
+    assert any(c.startswith("python -m graders.grade.gradescope_zip setup-check --sandbox auto")
+               for c in calls)
+
+
+def test_setup_sh_on_ubuntu_22_04_installs_nothing_but_bubblewrap(autograder, tmp_path):
+    """Ubuntu 22.04 (Gradescope's base): python3 3.10 with its venv module: used as it is."""
+    _, _, src, _ = autograder
+    bin_, log = _setup_stubs(tmp_path, has_venv=True)
+    root, p = _setup(src, tmp_path, bin_)
+    assert p.returncode == 0, p.stdout + p.stderr
+    calls = log.read_text().splitlines()
+    assert not any("-venv" in c or "python3.11" in c for c in calls if c.startswith("apt-get"))
+    assert f"python3 -m venv {root}/andrea-venv" in calls
+
+
+def test_setup_sh_refuses_a_python_older_than_3_10(autograder, tmp_path):
+    _, _, src, _ = autograder
+    bin_, log = _setup_stubs(tmp_path, version_ok=False)
+    _, p = _setup(src, tmp_path, bin_)
+    assert p.returncode == 1 and "older than Python 3.10" in p.stderr
+
+
+def test_results_schema_rejects_what_gradescope_does_not_take():
+    from graders.grade.gradescope_zip import results_problems
+
+    assert results_problems({"score": 1, "tests": []}) == []
+    assert results_problems({"tests": [{"max_score": 1}]})       # no score anywhere
+    bad = results_problems({"score": "90", "visibility": "public",
+                            "tests": [{"score": 1, "status": "ok", "number": 1.1}]})
+    assert any(p.startswith("score:") for p in bad)
+    assert any(p.startswith("visibility:") for p in bad)
+    assert any(p.startswith("tests/0/status:") for p in bad)
+    assert any(p.startswith("tests/0/number:") for p in bad)
+
+
+def test_staff_summary_names_each_flag_with_its_figure():
+    from graders.grade.gradescope_zip import staff_summary
+
+    data = {"score": 91.345, "tests": [{"score": 50, "max_score": 50},
+                                       {"score": 41.345, "max_score": 50}],
+            "extra_data": {"flags": [{"kind": "reference_copy", "similarity": 0.93,
+                                      "message": "93% ..."}]}}
+    text = staff_summary(data, "nl")
+    assert text.splitlines()[0] == "Voor de docenten: score 91,34 / 100; 1 kopieermelding(en)."
+    assert "reference_copy: 93% ..." in text
