@@ -1,12 +1,14 @@
 # make demo  - create .venv, install, run the conformance suite on the bundled correct and buggy submissions
 # make test  - create .venv, install (and bubblewrap, as root with apt), run the whole test suite
+# make pythons - the grading path under Python 3.10 and 3.13 (.venv-py3.X; PYVERSIONS=...)
 # make selfcheck-wheel - the students' kit (andrea-selfcheck, no reference) in dist/
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 EXTRAS ?= test,gpu,cluster,fast
 
-.PHONY: venv bytecode bwrap chromium demo test bench bench-gpu selfcheck-wheel clean
+.PHONY: venv bytecode bwrap chromium demo test pythons bench bench-gpu selfcheck-wheel clean
+PYVERSIONS ?= 3.10 3.13
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +52,11 @@ chromium:
 test: venv bwrap chromium
 	$(PY) -m pytest -q -p no:cacheprovider
 
+# The oldest and newest Python the project supports: a correct, a buggy and a notebook submission
+# graded end to end, and the fast unit tests (.ci/python-version; CI runs it after make test).
+pythons: bwrap
+	@for v in $(PYVERSIONS); do .ci/python-version $$v || exit 1; done
+
 bench: venv
 	$(PY) -m pip install -q -e ".[bench]"
 	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) benchmarks/bench_reference.py
@@ -61,5 +68,5 @@ selfcheck-wheel: venv
 	$(VENV)/bin/andrea-grade student-kit --output dist
 
 clean:
-	rm -rf $(VENV) .hypothesis .pytest_cache build dist *.egg-info
+	rm -rf $(VENV) .venv-py3.* .hypothesis .pytest_cache build dist *.egg-info
 	find andrea_runtime andrea_ref andrea_gpu graders spec benchmarks tests -name __pycache__ -prune -exec rm -rf {} +

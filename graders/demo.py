@@ -14,6 +14,16 @@ from rich.rule import Rule
 from graders.conformance import cli
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "submissions"
+#: The course's documents beside the checkout, where the course team's workspace puts them; a
+#: fresh clone has none (README, "Audits": where they come from).
+COURSE_TEXT = EXAMPLES.parent.parent.parent / "shared" / "seeds"
+
+
+def _audit_docs_line() -> str:
+    if COURSE_TEXT.is_dir() and any(COURSE_TEXT.glob("*.txt")):
+        return "andrea-audit docs ../shared/seeds/*.txt         # course text vs spec\n"
+    return ("andrea-audit docs COURSE_TEXT.txt ...           # the course's documents vs the "
+            "spec (not in this repository: README, Audits)\n")
 
 
 def main() -> int:
@@ -30,7 +40,7 @@ def main() -> int:
     console.print("source .venv/bin/activate                      # then the commands below\n"
                   "andrea-conform andrea_ref                      # the reference conforms\n"
                   "pytest --pyargs graders.conformance --andrea-impl PATH # the same checks under pytest\n"
-                  "andrea-audit docs ../shared/seeds/*.txt         # course text vs spec\n"
+                  + _audit_docs_line() +
                   "andrea-grade examples/submissions/buggy_student.py --format text\n"
                   "andrea-grade student-kit --output dist/        # the students' self-check wheel\n"
                   "andrea-grade gradescope-zip --output autograder.zip  # the Gradescope autograder",

@@ -66,7 +66,7 @@ for path, select in json.loads(sys.argv[1]):
                 limits=fast_limits(call_timeout=3.0, startup_timeout=8.0), select=select)
     out[path] = {"score": rep["score"], "mode": rep["isolation"]["mode"],
                  "statuses": {c["id"]: c["status"] for c in rep["checks"]},
-                 "output": rep["submission_output"][:2000]}
+                 "output": str(rep.get("submission_output") or "")[:2000]}
 print(json.dumps(out))
 """
 
