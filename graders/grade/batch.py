@@ -284,8 +284,7 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
     finally:
         bar.close()
     rows = scores(con, names, spec_sha, list(spec.groups))
-    pairs = similar_pairs({name: "\n".join(text for _, text in parts)
-                           for name, parts in sources.items()}, similarity_threshold)
+    pairs = similar_pairs(sources, similarity_threshold)   # each file apart (fingerprints_of)
     _flag(rows, pairs)
     if csv_path:
         write_csv(csv_path, rows, list(spec.groups),

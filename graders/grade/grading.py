@@ -31,7 +31,7 @@ from spec import Spec
 from . import messages as M
 from . import scoring
 from .proxy import SubmissionProxy
-from .similarity import python_text, reference_flags
+from .similarity import python_parts, reference_flags
 from .formats import inert, inert_report
 from .sandbox import Limits, SandboxError, bwrap_not_refused, choose_mode, prepare
 
@@ -298,7 +298,7 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
     meta.update(run)
     meta["not_run"] = [r.check_id for r in results if r.cause == Cause.BUDGET]
     rep = scoring.build(spec, results, meta=meta)
-    rep["flags"] = (reference_flags(python_text(sub.files, sub.module))
+    rep["flags"] = (reference_flags(python_parts(sub.files, sub.module))
                     if sub.kind == "python" and sub.module else [])
     rep["execution_time"] = round(time.monotonic() - start, 3)
     # the one place where the submission's words become inert, before anything reads the

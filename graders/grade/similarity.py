@@ -37,7 +37,8 @@ WINDOW = 6              # winnowing window (k-grams)
 MIN_FINGERPRINTS = 8    # below this a file is too small to compare
 REFERENCE_THRESHOLD = 0.6
 PAIR_THRESHOLD = 0.7
-MAX_TOKENS = 100_000    # a homework is a few thousand; the rest of a bigger file is not read
+MAX_RESTARTS = 64          # broken places in one text read past (each restart reads on)
+REFERENCE_MODULE_MIN = 40   # fingerprints a reference module needs to be looked for alone
 MAX_FRAGMENTS = 200     # matched fragments shown for one pair
 MAX_OCCURRENCES = 8     # places one fingerprint is looked up at in each text (repeated code)
 MIN_RUN = 2             # fingerprints in a row that make a fragment worth showing
@@ -45,22 +46,40 @@ _KEEP = set(dir(builtins)) | {"self", "cls"}
 
 
 def tokens(text: str) -> list[str]:
-    """The normalised token stream of Python source (best effort on broken source), at most
-    MAX_TOKENS of it: a 5 MiB file of `1+1+...` is five million tokens, about a minute of the
-    grader's time in every batch for one student's file."""
+    """The normalised token stream of Python source (best effort on broken source), all of
+    it: there is no cap to hide a copy behind (a submission is at most 5 MiB; reading it is
+    linear)."""
     return located_tokens(text)[0]
 
 
 def located_tokens(text: str) -> tuple[list[str], list[int]]:
-    """`tokens(text)` and, for each, the line (1-based) of `text` it starts on."""
+    """`tokens(text)` and, for each, the line (1-based) of `text` it starts on.
+
+    Where Python's tokenizer stops (an unterminated string, an inconsistent dedent: a broken
+    helper file joined before the module), it starts again on the next line, so what follows
+    a broken line is read too; every restart consumes at least one line (linear)."""
     out: list[str] = []
     where: list[int] = []
+    lines = text.splitlines(keepends=True)
+    first = 0          # index in `lines` where this run of the tokenizer starts
+    runs = 0
+    while first < len(lines) and runs < MAX_RESTARTS:
+        rest = (lines[i] for i in range(first, len(lines)))
+        stopped = _tokenize_run(rest, first, out, where)
+        if stopped is None:
+            break
+        first, runs = max(stopped, first + 1), runs + 1
+    return out, where
+
+
+def _tokenize_run(lines, offset: int, out: list[str], where: list[int]) -> int | None:
+    """Tokenize from line `offset` (0-based) on; None at the end, else the index of the line
+    after the one where the tokenizer stopped."""
     at_line_start = True
+    line = offset
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if len(out) >= MAX_TOKENS:
-                break
-            typ, s, line = tok.type, tok.string, tok.start[0]
+        for tok in tokenize.generate_tokens(lambda: next(lines, "")):
+            typ, s, line = tok.type, tok.string, tok.start[0] + offset
             if typ in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER):
                 continue
             if typ == tokenize.NEWLINE:
@@ -92,9 +111,13 @@ def located_tokens(text: str) -> tuple[list[str], list[int]]:
                 out.append(s)
                 where.append(line)
             at_line_start = False
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
-    return out, where
+    except (tokenize.TokenError, IndentationError, SyntaxError) as exc:
+        at = getattr(exc, "lineno", None)
+        if at is None and len(exc.args) > 1 and isinstance(exc.args[1], tuple):
+            at = exc.args[1][0]
+        at = (at + offset) if isinstance(at, int) else line
+        return max(at, offset + 1)
+    return None
 
 
 _FSTRING_TYPES = tuple(getattr(token, n) for n in ("FSTRING_START", "FSTRING_MIDDLE",
@@ -108,28 +131,53 @@ def _kgram_hashes(toks: list[str], k: int) -> list[int]:
 
 
 def _winnow(hashes: list[int], window: int) -> dict[int, list[int]]:
-    """The winnowed hashes, each with the k-gram positions where it was picked."""
+    """The winnowed hashes, each with the k-gram positions where it was picked: the rightmost
+    minimum of every window (Schleimer et al.), one pick per run of windows; linear (a queue
+    of the window's candidate minima)."""
     picked: dict[int, list[int]] = {}
     if not hashes:
         return picked
     if len(hashes) <= window:
         i = min(range(len(hashes)), key=hashes.__getitem__)
         return {hashes[i]: [i]}
-    for start in range(len(hashes) - window + 1):
-        # the rightmost minimum of the window (Schleimer et al.): one pick per run of windows
-        i = min(range(start + window - 1, start - 1, -1), key=hashes.__getitem__)
+    from collections import deque
+
+    cand: deque[int] = deque()     # positions, their hashes increasing strictly from the left
+    for j, h in enumerate(hashes):
+        while cand and hashes[cand[-1]] >= h:    # the rightmost of equal minima wins
+            cand.pop()
+        cand.append(j)
+        start = j - window + 1
+        if start < 0:
+            continue
+        while cand[0] < start:
+            cand.popleft()
+        i = cand[0]
         at = picked.setdefault(hashes[i], [])
         if not at or at[-1] != i:
             at.append(i)
     return picked
 
 
+@lru_cache(maxsize=256)
 def fingerprints(text: str, k: int = K, window: int = WINDOW) -> frozenset[int]:
-    """Winnowed hashes of the k-grams of `text`'s normalised tokens."""
+    """Winnowed hashes of the k-grams of `text`'s normalised tokens (kept for the texts seen
+    last: a batch asks for a text's fingerprints several times)."""
     toks = tokens(text)
     if len(toks) < k:
         return frozenset()
     return frozenset(_winnow(_kgram_hashes(toks, k), window))
+
+
+def fingerprints_of(parts) -> frozenset[int]:
+    """The fingerprints of a submission: of each of its files apart, together (a file that
+    stops Python's tokenizer never hides the next one); `parts` is a text or (file, text)s."""
+    if isinstance(parts, str):
+        return fingerprints(parts)
+    out: frozenset[int] = frozenset()
+    for _, text in parts:
+        out |= fingerprints(text)
+    return out
 
 
 def containment(a: frozenset, b: frozenset) -> float:
@@ -149,42 +197,63 @@ def reference_fingerprints() -> frozenset[int]:
     return frozenset(out)
 
 
+def source_text(data: bytes) -> str:
+    """A Python file's text as Python reads it: the encoding a PEP 263 coding line declares
+    (a copy saved in UTF-7 reads as its code, not as +AF8-style bytes), a byte-order mark;
+    else UTF-8, undecodable bytes replaced."""
+    try:
+        return importlib.util.decode_source(data)
+    except (SyntaxError, UnicodeError, LookupError, ValueError):
+        return data.decode("utf-8", "replace")
+
+
 def python_parts(files: dict[str, bytes], module: str | None) -> list[tuple[str, str]]:
-    """(file, text) of the Python files of a submission that are compared: its module and
-    helper modules, in the order `python_text` joins them."""
-    return [(rel, files[rel].decode("utf-8", "replace")) for rel in sorted(files)
-            if rel.endswith(".py") and (module is None or rel == module or "/" not in rel)]
+    """(file, text) of the Python files of a submission that are compared: every ``.py`` file
+    of it, in folders too (a copy in a subfolder is a copy), in the order `python_text` joins
+    them, each read as Python reads it (source_text)."""
+    return [(rel, source_text(files[rel])) for rel in sorted(files) if rel.endswith(".py")]
 
 
 def python_text(files: dict[str, bytes], module: str | None) -> str:
-    """The Python text of a submission to compare: its module and helper modules."""
+    """The Python text of a submission to compare: all its Python files."""
     return "\n".join(text for _, text in python_parts(files, module))
 
 
-def reference_flags(text: str) -> list[dict]:
-    """[{kind: reference_copy, similarity, message}] when `text` is mostly the reference."""
+def reference_flags(text) -> list[dict]:
+    """[{kind: reference_copy, similarity, message}] when `text` (a text, or a submission's
+    (file, text)s) is mostly the reference, or holds most of one reference module."""
     ref = reference_fingerprints()
     if not ref:
         return []
-    sim = containment(fingerprints(text), ref)
+    mine = fingerprints_of(text)
+    # the share of the submission that is the reference, or the share of one reference
+    # module found in the submission, whichever is larger: code added around a copy (a
+    # padding line of 100,000 tokens) dilutes the first and never the second
+    sim = max([containment(mine, ref)] + [
+        containment(fingerprints(r), mine) for _, r in reference_sources()
+        if len(fingerprints(r)) >= REFERENCE_MODULE_MIN])
     if sim < REFERENCE_THRESHOLD:
         return []
     return [{"kind": "reference_copy", "similarity": round(sim, 3),
              "threshold": REFERENCE_THRESHOLD,
              "message": f"{sim:.0%} of this submission's code fingerprints are the reference "
-                        "implementation's (renaming, reformatting and removing comments do not "
-                        "change this figure); review it before accepting the score"}]
+                        "implementation's, or of one reference module's are in this submission "
+                        "(renaming, reformatting, removing comments and adding code around it "
+                        "do not lower this figure); review it before accepting the score"}]
 
 
 def common_fingerprints(texts: dict[str, str], common_share: float = 0.2) -> frozenset[int]:
     """Fingerprints found in more than `common_share` of the submissions (at least 3): a
     provided template, the contract's signatures."""
-    return _common([fingerprints(t) for t in texts.values()], common_share)
+    return _common([fingerprints_of(t) for t in texts.values()], common_share)
 
 
 def _common(fps: list[frozenset[int]], common_share: float) -> frozenset[int]:
+    """Fingerprints in more than `common_share` of the submissions (at least 3), counting
+    submissions with the same fingerprints once: four identical copies in a class of fewer
+    than 20 made their own code "common" and were never flagged."""
     counts: dict[int, int] = {}
-    for f in fps:
+    for f in set(fps):
         for h in f:
             counts[h] = counts.get(h, 0) + 1
     limit = max(3, int(common_share * len(fps)))
@@ -198,7 +267,7 @@ def similar_pairs(texts: dict[str, str], threshold: float = PAIR_THRESHOLD,
     Fingerprints found in more than `common_share` of the submissions (at least 3) count as
     boilerplate (a template, the contract's signatures) and are ignored.
     """
-    fps = {name: fingerprints(t) for name, t in texts.items()}
+    fps = {name: fingerprints_of(t) for name, t in texts.items()}
     common = _common(list(fps.values()), common_share)
     fps = {k: v - common for k, v in fps.items()}
     names = sorted(fps)

@@ -382,3 +382,82 @@ def test_a_report_lists_are_bounded_and_every_output_is_small(tmp_path):
     for g in got:
         assert all(n < 5_000_000 for n in g["sizes"].values()), g["sizes"]
     assert hwm < 1536, hwm
+
+
+# ----------------------------------------------------------------------------- copy detection
+def _seed():
+    import importlib.util
+
+    spec_ = importlib.util.spec_from_file_location("copy_seed", MORE4 / "copy_evasion.py")
+    seed = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(seed)
+    return seed
+
+
+def _reference_copy() -> str:
+    from tests.workflow.disguise import disguise, reference_as_one_module
+
+    return disguise(reference_as_one_module(), "v")
+
+
+def test_a_reference_copy_is_flagged_however_it_is_handed_in(tmp_path):
+    from graders.grade.grading import load_submission
+    from graders.grade.similarity import python_parts, reference_flags
+
+    copy = _reference_copy()
+    variants = {}
+    variants["padding.py"] = _seed().padding_line() + copy
+    utf7 = tmp_path / "utf7.py"
+    utf7.write_bytes(b"# -*- coding: utf-7 -*-\n" + copy.encode("utf-7"))
+    folder = tmp_path / "sub"
+    (folder / "lib").mkdir(parents=True)
+    (folder / "lib" / "__init__.py").write_text("")
+    (folder / "lib" / "impl.py").write_text(copy)
+    (folder / "submission.py").write_text("from lib.impl import *  # noqa\n")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "a.py").write_text("x = '''never closed\n")
+    (broken / "submission.py").write_text(copy)
+    for name, text in variants.items():
+        (tmp_path / name).write_text(text)
+    for path in [tmp_path / "padding.py", utf7, folder, broken]:
+        sub = load_submission(path)
+        flags = reference_flags(python_parts(sub.files, sub.module))
+        assert flags and flags[0]["kind"] == "reference_copy", path.name
+
+
+def test_identical_copies_in_a_small_class_are_flagged_and_no_honest_student_is():
+    from graders.grade.grading import load_submission
+    from graders.grade.similarity import (PAIR_THRESHOLD, python_parts, reference_flags,
+                                          similar_pairs)
+
+    honest = sorted(p for p in (ROOT / "tests" / "corpus" / "correct").iterdir()
+                    if p.name != "__init__.py" and not p.name.startswith("."))
+    texts = {}
+    for p in honest:
+        sub = load_submission(p)
+        texts[p.name] = python_parts(sub.files, sub.module)
+        assert reference_flags(texts[p.name]) == [], p.name   # no honest student flagged
+    assert not similar_pairs(texts, PAIR_THRESHOLD), "an honest pair flagged"
+    small = dict(list(texts.items())[:8])                      # a class of twelve
+    work = texts["numpy_naive.py"]
+    for i in range(4):
+        small[f"copy{i}.py"] = work
+    pairs = {(a, b) for a, b, _ in similar_pairs(small, PAIR_THRESHOLD)}
+    copies = [f"copy{i}.py" for i in range(4)]
+    for i, a in enumerate(copies):
+        for b in copies[i + 1:]:
+            assert (a, b) in pairs, (a, b, pairs)
+
+
+def test_fingerprinting_a_whole_5_mib_file_is_linear(tmp_path):
+    """No cap: the padding attack's whole file is read, in bounded CPU time."""
+    import resource
+
+    from graders.grade.similarity import fingerprints
+
+    text = _seed().padding_line(200_000)   # a fifth of 5 MiB (the test stays fast)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_utime
+    prints = fingerprints(text + "\n" + _reference_copy())
+    used = resource.getrusage(resource.RUSAGE_SELF).ru_utime - before
+    assert len(prints) > 20_000 and used < 60, used

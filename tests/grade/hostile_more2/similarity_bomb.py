@@ -5,9 +5,9 @@ The grader fingerprints every submission's source in its own process (the refere
 and in a batch the pairwise similarity report), token by token: five million tokens cost it
 about a minute per file in every batch, time no per-submission budget counts.
 
-Expected: only the first MAX_TOKENS (100,000) tokens are fingerprinted (a homework has a few
-thousand), so the file costs the grader about as much as a large homework; it is still
-compared, and graded as usual.
+Expected: the whole file is fingerprinted, in time linear in its size (a token cap, tried
+first, was a place to hide a copy: hostile_more4/copy_evasion.py); it is compared, and graded
+as usual.
 """
 import numpy as np
 
