@@ -28,7 +28,8 @@ from .similarity import (K, PAIR_THRESHOLD, REFERENCE_THRESHOLD, Fragment, commo
                          matched_fragments, reference_fragments)
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-MAX_PAIRS = 200          # pairs shown in full on similarity.html (the CSV lists every pair)
+MAX_PAIRS = 100          # pairs shown in full (about 0.1 MB a pair of 250-line files); the CSV
+                         # lists every pair
 MAX_LINES = 3000         # lines of one submission shown beside another
 MAX_FAILED = 25          # rows of "checks failed most often"
 
@@ -320,7 +321,9 @@ def _side(t: Translator, name: str, parts, marks: list[tuple[int, int, int, str,
             c = colour.get(at + n - 1)
             rows.append({"n": n, "text": line.removesuffix("\r"), "anchors": anchors.get(at + n - 1, []),
                          "colour": c[0] if c else None, "href": c[1] if c else None,
-                         "title": t(M.SIMILAR_FRAGMENT, n=c[2]) if c else ""})
+                         # the fragment's name on its first line only (pages stay small)
+                         "title": t(M.SIMILAR_FRAGMENT, n=c[2])
+                         if c and anchors.get(at + n - 1) else ""})
             shown += 1
         out.append({"file": file, "lines": rows})
         at += len(lines)

@@ -318,3 +318,19 @@ def test_html_and_markdown_feedback_say_the_same(spec):
 
         said = translator(lang)(M.SCORE_HIDDEN)
         assert said in md and said in " ".join(page.split())
+
+
+def test_pairs_beyond_the_bound_are_counted_and_no_link_breaks(batch, tmp_path, monkeypatch):
+    from graders.grade import report_pages
+
+    monkeypatch.setattr(report_pages, "MAX_PAIRS", 1)
+    rows, pairs = batch["rows"], batch["pairs"]
+    write_summary(tmp_path, rows, "ANDREA-120M", pairs, "en")
+    sources = {name: ORIGINAL for name in {n for p in pairs for n in p[:2]}}
+    (tmp_path / "similarity.html").write_text(
+        similarity_html(pairs, sources, "en", references=reference_rows(rows)), encoding="utf-8")
+    for name in ("summary.html", "similarity.html"):
+        text = (tmp_path / name).read_text(encoding="utf-8")
+        assert "1 more pair(s) are not shown here" in text, name
+        assert link_problems(tmp_path / name) == [], name
+    assert 'id="pair-2"' not in (tmp_path / "similarity.html").read_text(encoding="utf-8")
