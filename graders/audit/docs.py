@@ -638,9 +638,9 @@ class _Auditor:
 
     # binding ----------------------------------------------------------------------------
     def unit_of(self, s: "_Sentence", start: int, end: int,
-                before: bool = True) -> tuple[str, int] | None:
-        """(unit, position) of the word that says what the number at [start, end) counts: right
-        after it, or right before it, with only fillers and connectors between."""
+                before: bool = True) -> tuple[str, int, int] | None:
+        """(unit, near end, far end) of the word that says what the number at [start, end)
+        counts: right after it, or right before it, with only fillers and connectors between."""
         line = s.line
         best = None
         for unit, rx in self.words.units.items():
@@ -650,15 +650,15 @@ class _Auditor:
             if m and (self._glue(line, end, m.start()) or self._adjective(line, end, m.start())):
                 key = (m.start(), -(m.end() - m.start()))
                 if best is None or key < best[2]:
-                    best = (unit, m.start(), key)
+                    best = (unit, m.start(), key, m.end())
         if best or not before:
-            return best[:2] if best else None
+            return (best[0], best[1], best[3]) if best else None
         for unit, rx in self.words.units.items():
             if rx is None:
                 continue
             for m in rx.finditer(line, max(s.start, start - 40), start):
                 if self._glue(line, m.end(), start) and (best is None or m.end() > best[1]):
-                    best = (unit, m.end())
+                    best = (unit, m.end(), m.start())
         return best
 
     _ADJ = re.compile(r"\s+[a-zà-ÿ]{2,12}\s+")
@@ -682,7 +682,8 @@ class _Auditor:
                 best = m
         return self.words.symbols[best.group()] if best else None
 
-    def owner_of(self, s: "_Sentence", start: int, end: int) -> str | None:
+    def owner_of(self, s: "_Sentence", start: int, end: int,
+                 skip: tuple[int, int] | None = None) -> str | None:
         """The nearest owner word in the number's clause, else in its sentence."""
         a, b = s.start, s.end
         for m in _CLAUSE_END.finditer(s.line, s.start, s.end):
@@ -697,7 +698,8 @@ class _Auditor:
                 if rx is None:
                     continue
                 for m in rx.finditer(s.line, lo, hi):
-                    if m.start() < end and start < m.end():
+                    if m.start() < end and start < m.end() or (
+                            skip and m.start() < skip[1] and skip[0] < m.end()):
                         continue
                     d = start - m.end() if m.end() <= start else m.start() - end
                     if best_d is None or d < best_d:
@@ -748,7 +750,8 @@ class _Auditor:
                 unit = None          # "one matrix" counts matrices; "V × d_model-matrix" its size
             fact, how = (None, "")
             if unit is not None:
-                owner = self.owner_of(s, m.start, m.end)
+                owner = self.owner_of(s, m.start, m.end,
+                                      (min(u[1], u[2]), max(u[1], u[2])) if u else None)
                 fact, how = self.fact_for(unit, owner, value if unit != "bytes" else
                                           (value / self.itemsize if value else value), s.section)
         if fact is None:

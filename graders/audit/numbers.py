@@ -193,7 +193,8 @@ def _text2num(words: str, lang: str) -> int | None:
 
 def read_words_latin(text: str, lang: str) -> list[WordNumber]:
     """Every number written in Dutch or English words in `text` (runs of numeral words joined
-    by spaces or hyphens, read by text2num), left to right. Linear in the text's length."""
+    by spaces or hyphens, read by text2num; "zes komma vier" = 6.4), left to right. Linear in
+    the text's length."""
     morph = re.compile(rf"(?:{_WORD_MORPHEMES[lang]})+", re.I)
     scales = _WORD_SCALES[lang]
     out: list[WordNumber] = []
@@ -243,7 +244,44 @@ def read_words_latin(text: str, lang: str) -> list[WordNumber]:
             flush()
         prev_end = m.end()
     flush()
+    _join_decimals(text, lang, out)
     return out
+
+
+def _join_decimals(text: str, lang: str, out: list[WordNumber]) -> None:
+    """Join "zes komma vier" / "six point four" (a number, the decimal word, digit words) into
+    one number with the precision of its last digit; in place, left to right."""
+    word = _DECIMAL_WORD.get(lang)
+    if not word:
+        return
+    digits = _DIGIT_WORDS[lang]
+    i = 0
+    while i < len(out):
+        w = out[i]
+        m = re.compile(rf"\s+{word}\s+((?:(?:{'|'.join(digits)})(?:\s+|$))+)", re.I).match(
+            text, w.end) if w.precision == 1 else None
+        if m is None:
+            i += 1
+            continue
+        ds = [digits.index(x.lower()) for x in m.group(1).split()]
+        frac = Decimal("0." + "".join(map(str, ds)))
+        end = m.start(1) + len(m.group(1).rstrip())
+        scale = Decimal(1)
+        sm = re.compile(r"\s+(" + "|".join(_WORD_SCALES[lang]) + r")\b", re.I).match(text, end)
+        if sm:                                        # "zes komma vijf miljoen"
+            scale, end = Decimal(_WORD_SCALES[lang][sm.group(1).lower()]), sm.end()
+        out[i] = WordNumber(w.start, end, text[w.start:end], (w.value + frac) * scale,
+                            Decimal(1).scaleb(-len(ds)) * scale)
+        while i + 1 < len(out) and out[i + 1].start < end:     # the digit words it took
+            del out[i + 1]
+        i += 1
+
+
+_DECIMAL_WORD = {"nl": "komma", "en": "point"}
+_DIGIT_WORDS = {"nl": ["nul", "een", "twee", "drie", "vier", "vijf", "zes", "zeven", "acht",
+                       "negen"],
+                "en": ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                       "nine"]}
 
 
 # Korean: Sino-Korean numerals (칠백육십칠, 팔천사백사십구, 칠백이십칠만, 일억 이천만) and native

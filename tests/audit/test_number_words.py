@@ -81,6 +81,8 @@ def test_korean_words_that_are_not_numbers(text):
     ("achtduizend vierhonderdnegenenveertig rijen en drie kolommen", [8449, 3]),
     ("zes miljoen vierhonderdachtentachtigduizend achthonderdtweeëndertig", [6488832]),
     ("Tweeënzeventig en dertig", [72, 30]),
+    ("ongeveer zes komma vier procent", [Decimal("6.4")]),
+    ("zes komma vijf miljoen parameters", [6500000]),
 ])
 def test_dutch_in_context(text, values):
     assert [w.value for w in read_number_words(text, "nl")] == values
