@@ -40,8 +40,8 @@ def _load_runtime(kernel: bool):
     """The runtime modules that need NumPy (importable once the site folder is on sys.path),
     loaded before the import guard exists: it refuses the kit's packages, this one among
     them, to the submission. A kernel's worker also loads what its kernel runtime uses."""
-    from andrea_runtime import protocol, snapshot
-    if kernel:
+    from andrea_runtime import import_rule, protocol, snapshot  # noqa: F401 - import_rule:
+    if kernel:                                                 # installed by _isolate_imports
         from andrea_runtime import kernel_contract, validate  # noqa: F401
     return protocol, snapshot
 
@@ -131,11 +131,14 @@ class _Args:
         # the seccomp filter (confine): "required" (bubblewrap: the worker stops without it),
         # "best" (--sandbox none: installed where libseccomp is), "" (none)
         self.confine = ""
+        # the import rule (andrea_runtime/import_rule.py): the packages a
+        # submission may import besides the standard library and its own modules
+        self.allow = None
 
 
 _INT_OPTIONS = {"--req-fd", "--resp-fd", "--drop-uid", "--arena-fd", "--arena-size"}
 _TEXT_OPTIONS = {"--runtime", "--module", "--functions", "--forbid", "--cells",
-                 "--cells-file"}
+                 "--cells-file", "--allow"}
 
 
 def _parse(argv) -> _Args:
@@ -321,6 +324,12 @@ def _isolate_imports(args) -> tuple:
     sys.path.insert(0, os.path.dirname(os.path.abspath(args.module)))
     refuse = _Refuse([n for n in args.forbid.split(",") if n])
     sys.meta_path.insert(0, refuse)
+    if args.allow is not None and not args.kernel:
+        from andrea_runtime.import_rule import ImportRule   # loaded by _load_runtime
+
+        ImportRule([n for n in args.allow.split(",") if n],
+                   os.path.dirname(os.path.abspath(args.module)),
+                   leave=refuse.names).install()     # those: refused as forbidden
     return refuse, P, S
 
 

@@ -26,8 +26,9 @@ from .profiles import DEFAULT_PROFILE, PROFILES
 from .registry import RegistryError, SelectionError, all_checks, select as select_checks
 from .explain import LABEL, explain, summary_line
 from .i18n import LANGUAGES, Translator
+from .limits import CALL_SECONDS, CHECK_SECONDS, CallLimits
 from .runner import (ERROR, FAILED, KERNEL_SUFFIX, NOT_RUN, PASSED, SKIPPED,
-                     ImplementationLoadError, load_impl, run_checks)
+                     ImplementationLoadError, load_impl, remove_import_rules, run_checks)
 from .sources import cell_error_note, dropped_note
 
 MSG_CONFORM_HEADER = "{target} against spec {spec} (profile {profile})"
@@ -52,7 +53,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the checks and their clauses, then exit")
     p.add_argument("--lang", default="en", choices=LANGUAGES,
                    help="language of the report: en, nl (Dutch) or ko (Korean)")
+    # the grader's time limits (the same options and defaults as andrea-grade's)
+    p.add_argument("--call-timeout", type=_seconds, default=CALL_SECONDS, metavar="S",
+                   help="wall seconds per call into the submission, as the grader charges "
+                        "them (%(default)g)")
+    p.add_argument("--check-timeout", type=_seconds, default=CHECK_SECONDS, metavar="S",
+                   help="wall seconds per check, all its calls (%(default)g)")
     return p
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value < 1e6:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds: {text!r}")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -82,13 +99,24 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.target.endswith(KERNEL_SUFFIX) and args.select is None and spec.kernels is not None:
         args.select = [c.id for c in spec.clauses if c.group in spec.kernels.groups]
+    t = Translator(args.lang)
+    # --format json: stdout is the report alone; what the submission prints goes to stderr
+    report = _StdoutToStderr() if args.format == "json" else None
+    try:
+        return _conform(args, spec, t, out, err, report)
+    finally:
+        if report is not None:
+            report.restore()
+        remove_import_rules()
+
+
+def _conform(args, spec, t, out, err, report) -> int:
     try:
         impl = load_impl(args.target, submission_rules=True)
     except ImplementationLoadError as exc:
-        err.print(f"andrea-conform: {escape(str(exc))}")
+        err.print(f"andrea-conform: {escape(exc.translated(t))}")
         return 2
 
-    t = Translator(args.lang)
     source = getattr(impl, "__andrea_source__", None)
     notes = [dropped_note(d, t) for d in source.dropped] if source is not None else []
     if source is not None and hasattr(impl, "__andrea_cell_errors__"):
@@ -109,17 +137,59 @@ def main(argv: list[str] | None = None) -> int:
         for n in notes:
             out.print(f"[yellow]{escape(t(MSG_NOTE))}[/]: {escape(n)}")
     results = run_checks(impl, spec, profile=args.profile, select=args.select,
-                         target=args.target, on_result=show)
+                         target=args.target, on_result=show,
+                         limits=None if args.target.endswith(KERNEL_SUFFIX)
+                         else CallLimits(args.call_timeout, args.check_timeout))
     ok = all(r.status not in (FAILED, ERROR, NOT_RUN) for r in results)
     if args.format == "json":
+        stream = report.restore()
         json.dump({"target": args.target, "spec": spec.name, "profile": args.profile,
-                   "passed": ok, "notes": notes, "results": [r.to_dict() for r in results]}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+                   "passed": ok, "notes": notes, "results": [r.to_dict() for r in results]},
+                  stream, indent=2)
+        stream.write("\n")
+        stream.flush()
     else:
         out.print((f"[green]{escape(t(MSG_CONFORMS))}[/]: " if ok
                    else f"[bold red]{escape(t(MSG_DOES_NOT_CONFORM))}[/]: ")
                   + escape(summary_line(results, args.lang)))
     return 0 if ok else 1
+
+
+class _StdoutToStderr:
+    """Sends what is printed to stderr (Python's sys.stdout and, where it is the process's
+    file descriptor 1, that too: a C library's output) until :meth:`restore`, which gives back
+    the stream stdout was."""
+
+    def __init__(self):
+        import os
+
+        self.stream = sys.stdout
+        self.saved_fd = None
+        try:
+            self.stream.flush()
+            if self.stream.fileno() == 1:
+                sys.stderr.flush()
+                self.saved_fd = os.dup(1)
+                os.dup2(2, 1)
+        except (AttributeError, OSError, ValueError):   # not a file (a test's capture)
+            self.saved_fd = None
+        sys.stdout = sys.stderr
+        self.done = False
+
+    def restore(self):
+        import os
+
+        if not self.done:
+            self.done = True
+            try:
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
+            if self.saved_fd is not None:
+                os.dup2(self.saved_fd, 1)
+                os.close(self.saved_fd)
+            sys.stdout = self.stream
+        return self.stream
 
 
 if __name__ == "__main__":

@@ -115,6 +115,11 @@ EXCEPTION_NAMES = (
 # (full-match pattern of Python's message, msgid with the pattern's groups as fields)
 PYTHON_MESSAGES = (
     (r"No module named '(?P<name>[^'\n]{1,200})'", "No module named '{name}'"),
+    # the import rule's (import_rule.MSG_NOT_ALLOWED): a package not on the list
+    (r"No module named '(?P<module>[^'\n]{1,200})': a submission may import only Python's "
+     r"standard library, its own modules and (?P<allowed>[\w., ]{1,500})",
+     "No module named {module!r}: a submission may import only Python's standard library, its "
+     "own modules and {allowed}"),
     (r"name '(?P<name>\w{1,100})' is not defined", "name '{name}' is not defined"),
     (r"name '(?P<name>\w{1,100})' is not defined\. Did you mean: '(?P<alt>\w{1,100})'\?",
      "name '{name}' is not defined. Did you mean: '{alt}'?"),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import os
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -51,7 +52,72 @@ MSG_FLAKY = "{function}() gave different results for the same input"
 
 
 class ImplementationLoadError(Exception):
-    """The target could not be imported; the message says which target and why."""
+    """The target could not be imported; the message says which target and why.
+
+    For a submission that raised while it was imported, `msgid` and `fields` give the reason
+    as the grader words it (a msgid of the catalogs: the type, the line or cell and line, the
+    message) and `text` the source line that raised."""
+
+    def __init__(self, message: str, *, target: str = "", msgid: str | None = None,
+                 fields: dict | None = None, text: str = ""):
+        super().__init__(message)
+        self.target, self.msgid, self.fields, self.text = target, msgid, dict(fields or {}), text
+
+    def translated(self, t) -> str:
+        """The message in `t`'s language (a reason the grader also gives: its sentence)."""
+        if self.msgid is None:
+            return str(self)
+        from .i18n import exception_name, python_message
+
+        f = dict(self.fields)
+        words = t if getattr(t, "lang", "en") != "en" else None
+        f["msg"] = python_message(f["type"], f["msg"], words)
+        f["type"] = exception_name(f["type"], words)
+        out = f"{self.target}: {t(self.msgid, **f)}"
+        return out + (f"\n    {self.text}" if self.text else "")
+
+
+# The grader's sentences for an import error (graders/grade/messages.py: the same msgids).
+MSG_IMPORT_ERROR_AT = "{type} at line {line}: {msg}"
+MSG_IMPORT_ERROR_AT_CELL = "{type} in cell {cell}, line {line}: {msg}"
+MSG_IMPORT_ERROR = "{type}: {msg}"
+
+
+def _import_failed(target, exc: BaseException, source: Source | None,
+                   path: Path) -> ImplementationLoadError:
+    """The import error as the grader reports it: the type, where (line, or cell and line, of
+    the submission's own code that raised) and the message, then that line of source."""
+    import traceback
+
+    typ = type(exc).__name__
+    try:
+        msg = str(exc.msg if isinstance(exc, SyntaxError) else exc)[:4000]
+    except Exception:  # noqa: BLE001 - an odd __str__
+        msg = ""
+    line, text = None, ""
+    if isinstance(exc, SyntaxError):
+        line, text = exc.lineno, (exc.text or "")
+    else:
+        folder = str(path.resolve().parent)
+        frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                  if str(Path(f.filename).resolve()).startswith(folder)]
+        if frames:
+            line, text = frames[-1].lineno, frames[-1].line or ""
+    if line and source is not None and source.notebook:
+        lines = source.text.splitlines()
+        text = lines[line - 1] if 0 < line <= len(lines) else text
+    text = text.strip()[:300]
+    loc = source.locate(line) if source is not None else None
+    if loc:
+        msgid, fields = MSG_IMPORT_ERROR_AT_CELL, {"cell": loc[0], "line": loc[1]}
+    elif line and not (source is not None and source.notebook):
+        msgid, fields = MSG_IMPORT_ERROR_AT, {"line": line}
+    else:
+        msgid, fields = MSG_IMPORT_ERROR, {}
+    fields.update(type=typ, msg=msg)
+    english = msgid.format(**fields) + (f"\n    {text}" if text else "")
+    return ImplementationLoadError(f"{target}: {english}", target=str(target), msgid=msgid,
+                                   fields=fields, text=text)
 
 
 @dataclass
@@ -167,7 +233,17 @@ def load_impl(target: str | Path, *, submission_rules: bool = False):
                 raise ImplementationLoadError(
                     f"{target}: imports {refused[0]}, which the grader refuses (a submission "
                     "may not use the reference, the graders, the spec or the test tools)")
-            return _exec_source(source, path)
+            if submission_rules:      # as in the grader's worker
+                os.environ["MPLBACKEND"] = "Agg"     # plots are drawn nowhere, never shown
+                install_import_rule(path.parent)
+            try:
+                return _exec_source(source, path)
+            except ImplementationLoadError:
+                raise
+            except (Exception, SyntaxError) as exc:  # noqa: BLE001 - reported as the grader does
+                if not submission_rules:
+                    raise
+                raise _import_failed(target, exc, source, path) from None
         return importlib.import_module(text)
     except ImplementationLoadError:
         raise
@@ -183,6 +259,25 @@ def load_impl(target: str | Path, *, submission_rules: bool = False):
 
 _CURRENT_SOURCE: list = []
 KERNEL_SUFFIX = ".cu"
+_IMPORT_RULES: list = []
+
+
+def install_import_rule(folder: Path):
+    """The import rule (import_rule.py, the grader's: the standard library, the submission's
+    own modules and sources.ALLOWED_PACKAGES) for the code of the submission in `folder`,
+    until :func:`remove_import_rules`."""
+    from andrea_runtime.import_rule import ImportRule
+    from .sources import ALLOWED_PACKAGES, KIT_PACKAGES
+
+    # the kit's own packages are refused before (forbidden_imports), as in the grader
+    rule = ImportRule(ALLOWED_PACKAGES, str(folder), leave=KIT_PACKAGES).install()
+    _IMPORT_RULES.append(rule)
+    return rule
+
+
+def remove_import_rules() -> None:
+    while _IMPORT_RULES:
+        _IMPORT_RULES.pop().remove()
 
 
 def _load_kernel(path: Path, target):
@@ -261,8 +356,11 @@ class _Recorder:
 
     passes_copies = True   # every call gets copies (made here, or by the proxy)
 
-    def __init__(self, impl, observed: list | None = None, strict: bool = True):
+    def __init__(self, impl, observed: list | None = None, strict: bool = True,
+                 limits=None):
         self._impl = impl
+        self._limits = limits            # CallLimits: charge time as the grader does (or None)
+        self._check_start = time.perf_counter()
         self.last: tuple[str, tuple, dict] | None = None
         self.last_of: dict[str, tuple[str, tuple, dict]] = {}   # the last call of each function
         # A call that changed its arguments: raised in the purity check (`strict`), otherwise
@@ -285,7 +383,10 @@ class _Recorder:
             given = (tuple(private(a) for a in args),
                      {k: private(v) for k, v in kwargs.items()}) if copies else (args, kwargs)
             try:
-                result = fn(*given[0], **given[1])
+                if copies and self._limits is not None:
+                    result = self._timed(name, fn, given)
+                else:
+                    result = fn(*given[0], **given[1])
             except ConformanceError as exc:
                 if not hasattr(exc, "returned"):
                     raise
@@ -303,12 +404,75 @@ class _Recorder:
         return call
 
 
+    def _timed(self, name: str, fn, given):
+        """The call under the grader's time limits (limits.py): a call that runs past them is
+        a timeout of the check (interrupted where Python code runs; judged when it returns
+        where it does not), and a function that timed out too often is not called again."""
+        from .faults import CallTimeout
+        from .limits import MSG_CALL_TIMEOUT, MSG_CHECK_TIME, MSG_TIMED_OUT_BEFORE
+
+        lim, what = self._limits, f"{name}()"
+        left = lim.check - (time.perf_counter() - self._check_start)
+        if left <= 0:
+            raise CallTimeout.said(MSG_CHECK_TIME, what=what, function=name,
+                                   seconds=f"{lim.check:g}")
+        if lim.timeouts.get(name, 0) >= lim.max_timeouts:
+            raise CallTimeout.said(MSG_TIMED_OUT_BEFORE, what=what, function=name,
+                                   n=lim.timeouts[name])
+        timeout = min(lim.call, left)
+        start = time.perf_counter()
+        late = False
+        try:
+            with _alarm(timeout):
+                result = fn(*given[0], **given[1])
+        except _Interrupted:
+            late = True
+        late = late or time.perf_counter() - start > timeout
+        if late:
+            lim.timeouts[name] = lim.timeouts.get(name, 0) + 1
+            raise CallTimeout.said(MSG_CALL_TIMEOUT, what=what, function=name,
+                                   seconds=f"{timeout:g}")
+        return result
+
     def _mutated(self, violation: ConformanceError, result):
         violation.call = violation.call or _last_call(self)
         if self.strict:
             raise violation
         self.observed.append(violation)
         return result
+
+
+class _Interrupted(BaseException):
+    """A call ran past its time (raised in the submission's code by the alarm)."""
+
+
+class _alarm:
+    """SIGALRM after `seconds` raises _Interrupted in the running code (the main thread of a
+    POSIX process only; elsewhere the call's time is judged when it returns)."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.old = None
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+            def ring(signum, frame):
+                raise _Interrupted()
+
+            self.old = signal.signal(signal.SIGALRM, ring)
+            signal.setitimer(signal.ITIMER_REAL, max(self.seconds, 0.001))
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            import signal
+
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.old)
+        return False
 
 
 def _snapshot(value):
@@ -409,7 +573,7 @@ def _is_flaky(exc: BaseException) -> bool:
 
 # ----------------------------------------------------------------------------- running
 def run_check(check: Check, impl, spec: Spec, *, target: str = "impl",
-              mutations: list | None = None) -> CheckResult:
+              mutations: list | None = None, limits=None) -> CheckResult:
     """Run one check; never raises for anything the implementation does.
 
     `mutations` collects the in-place changes of arguments seen in the calls of a run's
@@ -436,7 +600,7 @@ def run_check(check: Check, impl, spec: Spec, *, target: str = "impl",
         result.details["function"] = (required or needed or missing)[0]
         return result
     observed = mutations if mutations is not None else []
-    recorder = _Recorder(impl, observed, strict=check.judges_mutation)
+    recorder = _Recorder(impl, observed, strict=check.judges_mutation, limits=limits)
     start = time.perf_counter()
     try:
         with replay.check_scope(check.id, spec):
@@ -530,10 +694,14 @@ def _shown(value):
 def run_checks(impl, spec: Spec, *, profile: str = DEFAULT_PROFILE,
                select: Iterable[str] | None = None, target: str = "impl",
                on_start: Callable[[Check], None] | None = None,
-               on_result: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
+               on_result: Callable[[CheckResult], None] | None = None,
+               limits=None) -> list[CheckResult]:
     """Run every registered check (or the selected ones) under a Hypothesis profile.
 
     `on_start(check)` and `on_result(result)` are called around each check (progress, timers).
+    `limits` (limits.CallLimits): charge the calls of an implementation that runs in this
+    process with the grader's time limits (andrea-conform does; the grader's own proxy has
+    them already).
     """
     chosen = select_checks(all_checks(spec), list(select) if select else None)
     order = {c.id: i for i, c in enumerate(chosen)}
@@ -542,7 +710,8 @@ def run_checks(impl, spec: Spec, *, profile: str = DEFAULT_PROFILE,
         for chk in in_run_order(chosen):
             if on_start is not None:
                 on_start(chk)
-            res = run_check(chk, impl, spec, target=target, mutations=mutations)
+            res = run_check(chk, impl, spec, target=target, mutations=mutations,
+                            limits=limits)
             results.append(res)
             if on_result is not None:
                 on_result(res)

@@ -24,10 +24,14 @@ grader), so that both read a submission the same way and apply the same import r
   defined is missing); ``SystemExit``, ``KeyboardInterrupt`` (any ``BaseException`` that is not an
   ``Exception``) stop the run as in a module. A cell that does not compile is recorded the same
   way and not run (the other cells are);
-* the import rule: a submission may import any installed package (NumPy, pandas, matplotlib,
-  ...) except the kit's own packages (``KIT_PACKAGES``: the reference, the GPU implementation,
-  the graders, the spec) and the test tooling (``TOOLING_PACKAGES``). ``forbidden_imports``
-  finds such imports in the source; the grader's worker also refuses them at run time.
+* the import rule: a submission may import Python's standard library, its own modules and
+  the packages of ONE list, ``imports.yaml`` (``ALLOWED_PACKAGES``), the same for the
+  self-check, the local grader and the Gradescope image whatever else is installed there
+  (``import_rule.ImportRule``, installed by andrea-conform and by the grader's worker, makes
+  any other import a ``ModuleNotFoundError``); the kit's own packages (``KIT_PACKAGES``: the
+  reference, the GPU implementation, the graders, the spec) and the test tooling
+  (``TOOLING_PACKAGES``) are refused outright: ``forbidden_imports`` finds such imports in
+  the source; the grader's worker also refuses them at run time.
 """
 
 from __future__ import annotations
@@ -45,6 +49,26 @@ TOOLING_PACKAGES = ("hypothesis", "_hypothesis_pytestplugin", "_hypothesis_globa
                     "_pytest", "pluggy")
 FORBIDDEN_PACKAGES = KIT_PACKAGES + TOOLING_PACKAGES
 NOTEBOOK_SUFFIX = ".ipynb"
+IMPORTS_FILE = Path(__file__).resolve().parent / "imports.yaml"
+
+
+def _allowed_packages() -> tuple[str, ...]:
+    import yaml
+
+    try:
+        data = yaml.safe_load(IMPORTS_FILE.read_text(encoding="utf-8"))
+        names = data["allowed"]
+        if not (isinstance(names, list) and all(isinstance(n, str) and n.isidentifier()
+                                                for n in names)):
+            raise ValueError("'allowed' must be a list of module names")
+    except (OSError, KeyError, TypeError, ValueError, yaml.YAMLError) as exc:
+        raise RuntimeError(f"{IMPORTS_FILE}: the list of importable packages cannot be read "
+                           f"({exc})") from None
+    return tuple(names)
+
+
+# The packages a submission may import besides the standard library and its own modules.
+ALLOWED_PACKAGES = _allowed_packages()
 PREFERRED_NAMES = ("submission.py", "embedding.py", "solution.py")
 BODY_CELL_MAGICS = ("time", "timeit", "capture")
 
@@ -280,7 +304,10 @@ class _Continuation:
 
 
 def _ipython_installed() -> bool:
-    return importlib.util.find_spec("IPython") is not None
+    """Whether a submission can import IPython: only where the import rule lists it (then it
+    must be installed); elsewhere its display helpers are the stand-in, in the self-check and
+    the grader alike, whatever is installed."""
+    return "IPython" in ALLOWED_PACKAGES and importlib.util.find_spec("IPython") is not None
 
 
 def _ipython_import(line: str) -> str | None:

@@ -41,7 +41,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graders.conformance.sources import FORBIDDEN_PACKAGES, KIT_PACKAGES
+from graders.conformance.limits import (CALL_SECONDS, CHECK_SECONDS, MAX_TIMEOUTS_PER_FUNCTION,
+                                        TOTAL_SECONDS)
+from graders.conformance.sources import ALLOWED_PACKAGES, FORBIDDEN_PACKAGES, KIT_PACKAGES
 
 log = logging.getLogger("andrea_grade")
 
@@ -86,9 +88,10 @@ class Limits:
     and checks that did not get to run are reported as not run.
     """
 
-    call_timeout: float = 10.0       # wall seconds for one call into the submission
-    check_timeout: float = 60.0      # wall seconds for one check (all its calls)
-    total_timeout: float = 120.0     # wall seconds for the whole submission (the budget)
+    # the time limits are the self-check's too (graders/conformance/limits.py)
+    call_timeout: float = CALL_SECONDS     # wall seconds for one call into the submission
+    check_timeout: float = CHECK_SECONDS   # wall seconds for one check (all its calls)
+    total_timeout: float = TOTAL_SECONDS   # wall seconds for the whole submission (the budget)
     startup_timeout: float = 20.0    # wall seconds to start a worker and import the submission
     memory_mb: int = 2048            # address space of each worker process; all together (cgroup)
     cpu_seconds: int = 300           # CPU seconds of one worker
@@ -99,7 +102,7 @@ class Limits:
     max_output_bytes: int = 1 << 20  # printing more than this in one call (or while importing) is an output flood
     keep_output_bytes: int = 4096    # how much of the submission's output the report shows
     max_message_mb: int = 384        # largest reply accepted from the worker
-    max_timeouts_per_function: int = 3  # after this many timeouts a function is not called again
+    max_timeouts_per_function: int = MAX_TIMEOUTS_PER_FUNCTION  # then it is not called again
 
 
 # ----------------------------------------------------------------------------- probing
@@ -1018,7 +1021,8 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
     if scratch.kernel:
         argv += ["--kernel", "--forbid", ",".join(KERNEL_FORBIDDEN)]
     else:
-        argv += ["--forbid", ",".join(FORBIDDEN_MODULES)]
+        argv += ["--forbid", ",".join(FORBIDDEN_MODULES),
+                 "--allow", ",".join(ALLOWED_PACKAGES)]
     work = inside["work"]
     env = {
         "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",

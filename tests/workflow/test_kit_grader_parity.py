@@ -1,0 +1,178 @@
+"""The self-check applies the grader's rules: the same submission through ``andrea-conform``
+(the students' kit, its own process, ``--format json``) and ``andrea-grade`` (the isolated
+worker) gets the same verdict on every check, or, when it cannot be imported, the same
+reason with the same line and source.
+
+The submissions are the correct base (tests/corpus/correct/numpy_naive.py) with one thing a
+student's real code does: an import outside the one list of importable packages
+(graders/conformance/imports.yaml: numba and PyYAML are installed here, tqdm is not), the same
+behind try/except ImportError, an import inside a function, a helper module beside it, a
+print at import, a lookup slower than the grader's per-call limit, an error at import, and a
+notebook that imports matplotlib.pyplot first and plots."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from graders.grade import messages as M
+from graders.grade.grading import grade, load_submission
+from spec import load_spec
+from tests.corpus import BASE
+from tests.helpers import TEST_SANDBOX, WALL_LIMITS, fast_limits, load_margin
+
+ROOT = Path(__file__).resolve().parents[2]
+SELECT = ["lookup_selects_row", "lookup_shape_and_dtype", "dot_product"]
+# the per-call limit of both (correct calls take milliseconds; with the load's margin): the
+# slow lookup sleeps 60 s, far past it
+CALL_S = round(1.5 * load_margin(), 2)
+BASE_TEXT = BASE.read_text(encoding="utf-8")
+
+
+def _module(folder: Path, name: str, head: str = "", tail: str = "") -> Path:
+    path = folder / f"{name}.py"
+    path.write_text(head + BASE_TEXT + tail, encoding="utf-8")
+    return path
+
+
+def _notebook(folder: Path) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nimport numpy as np"),
+                nbformat.v4.new_code_cell(BASE_TEXT),
+                nbformat.v4.new_code_cell("plt.plot(init_table(4, 2, np.random.default_rng(0)))"
+                                          "\nplt.title('rows')\nplt.show()")]
+    path = folder / "plots_first.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def _helper_folder(folder: Path) -> Path:
+    d = folder / "with_helper"
+    d.mkdir()
+    (d / "vectors_util.py").write_text("import math\n\ndef length(v):\n"
+                                       "    return math.sqrt(sum(x * x for x in v))\n")
+    (d / "submission.py").write_text(BASE_TEXT + "\n\nfrom vectors_util import length\n\n"
+                                     "def norm(v):\n    return float(length(v))\n")
+    return d
+
+
+SUBMISSIONS = {
+    "imports_numba": dict(head="import numba\n"),
+    "imports_yaml": dict(head="import yaml\n"),
+    "imports_tqdm": dict(head="from tqdm import tqdm\n"),
+    "tqdm_or_fallback": dict(head="try:\n    from tqdm import tqdm\nexcept ImportError:\n"
+                                  "    def tqdm(x):\n        return x\n"),
+    "imports_in_a_call": dict(tail="\n\n_lookup = lookup\n\ndef lookup(table, token_ids):\n"
+                                   "    import yaml\n    return _lookup(table, token_ids)\n"),
+    "prints_at_import": dict(head="print('loading my embedding layer')\n"),
+    "slow_lookup": dict(head="import time\n",
+                        tail="\n\n_lookup = lookup\n\ndef lookup(table, token_ids):\n"
+                             "    time.sleep(60)\n    return _lookup(table, token_ids)\n"),
+    "raises_at_import": dict(tail="\n\nSCALE = 1 / (len(__name__) - len(__name__))\n"),
+}
+
+
+def _make(name: str, folder: Path) -> Path:
+    if name == "plots_first":
+        return _notebook(folder)
+    if name == "with_helper":
+        return _helper_folder(folder)
+    return _module(folder, name, **SUBMISSIONS[name])
+
+
+def _kit(path: Path, capsys, *, own_process: bool = False) -> tuple[int, dict | None, str]:
+    """andrea-conform --format json: (exit status, the report, stderr). In this process (as
+    fast), or in a process of its own (stdout is then the real file descriptor 1)."""
+    argv = [str(path), "--format", "json", "--profile", "dev", "--call-timeout", str(CALL_S),
+            *sum((["--select", s] for s in SELECT), [])]
+    if own_process:
+        proc = subprocess.run([sys.executable, "-m", "graders.conformance.cli", *argv],
+                              capture_output=True, text=True, cwd=ROOT, timeout=600)
+        rc, out, err = proc.returncode, proc.stdout, proc.stderr
+    else:
+        from graders.conformance.cli import main
+
+        capsys.readouterr()
+        rc = main(argv)
+        out, err = capsys.readouterr()
+    data = json.loads(out) if rc in (0, 1) else None      # stdout is valid JSON
+    return rc, data, err
+
+
+def _grader(path: Path) -> dict:
+    limits = fast_limits(call_timeout=CALL_S, max_timeouts_per_function=3, exact=WALL_LIMITS)
+    return grade(load_submission(path), load_spec(), profile="dev", limits=limits,
+                 sandbox=TEST_SANDBOX, select=SELECT)
+
+
+def _verdicts_of_kit(data: dict) -> dict:
+    return {r["check_id"]: (r["status"], r["cause"], (r["details"] or {}).get("fault"))
+            for r in data["results"]}
+
+
+def _verdicts_of_grader(rep: dict) -> dict:
+    return {c["id"]: (c["status"], c["cause"], (c.get("details") or {}).get("fault"))
+            for c in rep["checks"]}
+
+
+EXPECTED = {   # the verdict both must give (None: cannot be imported)
+    "imports_numba": None, "imports_yaml": None, "imports_tqdm": None,
+    "raises_at_import": None,
+    "tqdm_or_fallback": "passed", "prints_at_import": "passed", "with_helper": "passed",
+    "plots_first": "passed",
+    "imports_in_a_call": {"lookup_selects_row": ("failed", "raised", None),
+                          "lookup_shape_and_dtype": ("failed", "raised", None),
+                          "dot_product": ("passed", None, None)},
+    "slow_lookup": {"lookup_selects_row": ("error", "fault", "timeout"),
+                    "lookup_shape_and_dtype": ("error", "fault", "timeout"),
+                    "dot_product": ("passed", None, None)},
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_the_kit_and_the_grader_give_the_same_verdicts(name, tmp_path, capsys):
+    path = _make(name, tmp_path)
+    rc, data, err = _kit(path, capsys, own_process=name == "prints_at_import")
+    rep = _grader(path)
+    want = EXPECTED[name]
+    if want is None:                    # not importable: the same reason, line and source
+        assert rc == 2 and data is None, (rc, err)
+        assert {c["status"] for c in rep["checks"]} == {"not_run"}
+        assert {c["cause"] for c in rep["checks"]} == {"import_error"}
+        detail = M.import_detail(rep["import"])
+        assert detail.splitlines()[0] in err and detail.splitlines()[-1] in err, (detail, err)
+        assert "line" in detail.splitlines()[0]
+        return
+    kit, graded = _verdicts_of_kit(data), _verdicts_of_grader(rep)
+    assert kit == graded, (kit, graded, err)
+    if want == "passed":
+        assert set(kit.values()) == {("passed", None, None)}
+        assert rc == 0 and rep["score"] == rep["max_score"]
+    else:
+        assert kit == want
+    if name == "prints_at_import":      # the JSON report is stdout alone; the print is on stderr
+        assert "loading my embedding layer" in err
+        assert "loading my embedding layer" in rep["submission_output"]
+
+
+def test_the_list_of_importable_packages_is_installed_with_kit_and_grader():
+    """Every package a submission may import is a dependency of the grader (and so of the
+    Gradescope image, which installs it) and of the students' kit."""
+    import re
+
+    from graders.conformance.sources import ALLOWED_PACKAGES
+
+    def deps(pyproject: Path) -> set[str]:
+        text = pyproject.read_text(encoding="utf-8")
+        block = text.split("dependencies = [", 1)[1].split("]", 1)[0]
+        return {re.split(r"[<>=;\[ ]", d.strip().strip('",'), 1)[0].lower()
+                for d in block.splitlines() if d.strip().startswith('"')}
+
+    grader, kit = deps(ROOT / "pyproject.toml"), deps(ROOT / "packaging/selfcheck/pyproject.toml")
+    for name in ALLOWED_PACKAGES:
+        assert name.lower() in grader and name.lower() in kit, name
