@@ -128,7 +128,8 @@ def test_a_submission_that_uses_up_its_budget_is_shown_in_the_progress_and_summa
     shutil.copy(Path(__file__).parent / "hostile" / "slow_calls.py", d / "slow.py")
     out = batch.run_batch(d, spec, jobs=1, db=tmp_path / "gb.sqlite", profile="dev",
                           limits=fast_limits(call_timeout=1.5, total_timeout=4.0,
-                                             max_timeouts_per_function=3),
+                                             max_timeouts_per_function=3,
+                                             exact=("total_timeout",)),
                           select=["dot_product", "vector_norm", "similarity_by_direction"],
                           progress=True, sandbox=SANDBOX)
     shown = capsys.readouterr()

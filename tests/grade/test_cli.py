@@ -7,9 +7,12 @@ import pytest
 from graders.grade import cli, formats
 from graders.grade.grading import GraderError, load_submission
 
+from tests.helpers import load_margin
+
 from .conftest import CORRECT, HOSTILE, ROOT, SANDBOX, grade_path
 
-FAST = ["--profile", "dev", "--call-timeout", "3", "--sandbox", SANDBOX]
+# a correct call's limit with the load's margin (tests.helpers.load_margin)
+FAST = ["--profile", "dev", "--call-timeout", f"{3 * load_margin():g}", "--sandbox", SANDBOX]
 
 
 @pytest.fixture(scope="module")
