@@ -6,7 +6,7 @@ grader), so that both read a submission the same way and apply the same import r
 * a ``.py`` file is used as it is;
 * a ``.ipynb`` notebook (or a folder holding exactly one, and no module) becomes one Python
   source made of its code cells, read with ``nbformat``. Each cell is first cleaned up as
-  IPython does (``ipython_input.transform_cell``: the cell's common leading indentation and
+  IPython does (``andrea_runtime.ipython_input.transform_cell``: the cell's common leading indentation and
   pasted ``>>> ``/``... `` and ``In [3]: ``/``   ...: `` prompts removed; IPython's own
   transformer where it is installed), keeping its line count. IPython-only lines (``%magics``,
   ``!shell`` escapes, ``get_ipython()`` calls, ``name?`` / ``?name`` help) become ``pass`` (so indentation
@@ -42,7 +42,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .ipython_input import transform_cell
+from andrea_runtime.ipython_input import transform_cell
 
 KIT_PACKAGES = ("andrea_ref", "andrea_gpu", "andrea_runtime", "graders", "spec")
 TOOLING_PACKAGES = ("hypothesis", "_hypothesis_pytestplugin", "_hypothesis_globals", "pytest",

@@ -1,4 +1,4 @@
-"""Notebook cells are cleaned up as IPython cleans them up (graders/conformance/ipython_input.py):
+"""Notebook cells are cleaned up as IPython cleans them up (andrea_runtime/ipython_input.py):
 the module's own copy of IPython's cleanup transforms gives what IPython's TransformerManager
 gives, on hand-written cells, on every code cell of the corpus notebooks, and on cells drawn by
 Hypothesis from the pieces that matter (indentation, prompts, triple quotes, blank lines); and
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from graders.conformance.ipython_input import transform_cell
+from andrea_runtime.ipython_input import transform_cell
 from graders.conformance.sources import notebook_source
 from tests.corpus import correct_files
 

@@ -10,7 +10,11 @@
   errors where they have the right type), notebooks (``.ipynb``: one with IPython magics
   and ``display()``, one whose demo cells raise IndexError and NameError, one with Markdown and raw cells, plots,
   %%time and ?name help lines, one pasted together: indented cells (methods out of a class,
-  spaces and tabs) and ``>>> `` / ``In [3]:`` prompts with output lines) and a package folder
+  spaces and tabs) and ``>>> `` / ``In [3]:`` prompts with output lines, a Colab export: form
+  fields, ``!pip``, ``%cd`` and a ``google.colab`` drive mount, which fails as an import outside
+  the list, its cell only), and real-world styles written in their manner: CS231n layers
+  (forward/backward with a cache, an Embedding class), loops per sequence and position,
+  StackOverflow's pure-Python cosine, picoGPT's wte/wpe functions and a package folder
   (``__init__.py`` re-exporting its modules). Each must get full marks from andrea-conform and andrea-grade.
 * ``buggy/*.py``: one file per bug class. Each holds only what differs from
   ``correct/numpy_naive.py`` (the functions it redefines, appended to that module's source),

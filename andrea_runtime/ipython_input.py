@@ -19,8 +19,8 @@ transformations (``%magic``, ``!shell``, ``name?`` help, ``%%cell`` magics) are 
 graders.conformance.sources turns those lines into ``pass`` (line by line, after this cleanup,
 as IPython's order is) and names them in the notes.
 
-Nothing of the project is imported here, so that the module can be copied where only the
-standard library is available (the grader's sandbox).
+Nothing of the project is imported here (a module of andrea_runtime, which the grader copies
+whole into its sandbox), so that it runs where only the standard library is available.
 """
 
 from __future__ import annotations
