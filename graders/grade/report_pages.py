@@ -31,6 +31,9 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 MAX_PAIRS = 100          # pairs shown in full (about 0.1 MB a pair of 250-line files); the CSV
                          # lists every pair
 MAX_LINES = 3000         # lines of one submission shown beside another
+MAX_LINE_CHARS = 400     # characters of one line shown (a 5 MiB one-line file)
+PAGE_ROWS = 12_000       # lines of code on one page, all sides together (each output < 5 MB)
+PAGE_CHARS = 2_000_000   # characters of code on one page, all sides together
 MAX_FAILED = 25          # rows of "checks failed most often"
 
 # Fragment colours: a light background for the code, a stronger edge beside the line number.
@@ -302,9 +305,12 @@ def _lines_label(t: Translator, parts, first: int, last: int) -> str:
     return t(M.SIMILAR_LINES, first=l0, last=l1)
 
 
-def _side(t: Translator, name: str, parts, marks: list[tuple[int, int, int, str, str]]) -> dict:
+def _side(t: Translator, name: str, parts, marks: list[tuple[int, int, int, str, str]],
+          max_rows: int = MAX_LINES, max_chars: int = PAGE_CHARS) -> dict:
     """One submission's code with line numbers: `marks` (first, last, fragment number, own
-    anchor, the other side's anchor) colours lines and links each to the other side."""
+    anchor, the other side's anchor) colours lines and links each to the other side. At most
+    `max_rows` lines and `max_chars` characters of code are shown (a line is cut at the
+    rest of the budget): the page stays under 5 MB whatever the files hold."""
     colour: dict[int, tuple[int, str, int]] = {}
     anchors: dict[int, list[str]] = {}
     for first, last, k, own, other in marks:
@@ -316,10 +322,14 @@ def _side(t: Translator, name: str, parts, marks: list[tuple[int, int, int, str,
         lines = text.split("\n")
         rows = []
         for n, line in enumerate(lines, 1):
-            if shown >= MAX_LINES:
+            if shown >= max_rows or max_chars <= 0:
                 break
             c = colour.get(at + n - 1)
-            rows.append({"n": n, "text": line.removesuffix("\r"), "anchors": anchors.get(at + n - 1, []),
+            line = line.removesuffix("\r")
+            if len(line) > min(max_chars, MAX_LINE_CHARS):
+                line = line[:min(max_chars, MAX_LINE_CHARS)] + " …"
+            max_chars -= len(line)
+            rows.append({"n": n, "text": line, "anchors": anchors.get(at + n - 1, []),
                          "colour": c[0] if c else None, "href": c[1] if c else None,
                          # the fragment's name on its first line only (pages stay small)
                          "title": t(M.SIMILAR_FRAGMENT, n=c[2])
@@ -329,7 +339,7 @@ def _side(t: Translator, name: str, parts, marks: list[tuple[int, int, int, str,
         at += len(lines)
     total = sum(text.count("\n") + 1 for _, text in parts)
     return {"name": name, "parts": out, "files": _files(t, parts),
-            "cut": t(M.SIMILAR_CUT, n=MAX_LINES) if total > MAX_LINES else ""}
+            "cut": t(M.SIMILAR_CUT, n=shown) if total > shown else ""}
 
 
 def _files(t: Translator, parts) -> str:
@@ -357,11 +367,16 @@ def similarity_page(pairs: list[tuple[str, str, float]], sources: dict, lang: st
     joined = {name: _joined(p) for name, p in parts.items()}
     common = common_fingerprints(joined) if pairs else frozenset()
     shown = []
+    references = list(references)[:MAX_PAIRS]
+    sides = 2 * len(pairs[:MAX_PAIRS]) + len(references) or 1
+    budget = {"max_rows": max(20, min(MAX_LINES, PAGE_ROWS // sides)),
+              "max_chars": max(2000, PAGE_CHARS // sides)}
+    max_frags = max(5, PAGE_ROWS // sides)   # fragments listed per pair or reference
     for i, (a, b, sim) in enumerate(pairs[:MAX_PAIRS]):
         pid = pair_id(i)
         pa, pb = parts.get(a, []), parts.get(b, [])
         frags = [f for f in matched_fragments(_joined(pa), _joined(pb), ignore=common)
-                 if _within(f)]
+                 if _within(f)][:max_frags]
         rows, marks_a, marks_b = [], [], []
         for k, f in enumerate(frags):
             c = k % len(COLOURS)
@@ -375,13 +390,14 @@ def similarity_page(pairs: list[tuple[str, str, float]], sources: dict, lang: st
             "id": pid, "a": a, "b": b, "sim": sim, "share": _pct(t, sim),
             "figure": t(M.SIMILAR_FIGURE, share=float(sim), threshold=float(threshold)),
             "fragments_about": t(M.SIMILAR_FRAGMENTS_ABOUT, n=len(rows)), "fragments": rows,
-            "side_a": _side(t, a, pa, marks_a), "side_b": _side(t, b, pb, marks_b)})
+            "side_a": _side(t, a, pa, marks_a, **budget),
+            "side_b": _side(t, b, pb, marks_b, **budget)})
     refs = []
     for i, (name, sim) in enumerate(references):
         rid = reference_id(i)
         p = parts.get(name, [])
         rows, marks = [], []
-        for k, (file, f) in enumerate(reference_fragments(_joined(p))):
+        for k, (file, f) in enumerate(reference_fragments(_joined(p))[:max_frags]):
             if f.a[0] > MAX_LINES:
                 continue
             c = k % len(COLOURS)
@@ -396,7 +412,7 @@ def similarity_page(pairs: list[tuple[str, str, float]], sources: dict, lang: st
             "figure": t(M.SIMILAR_REFERENCE_FIGURE, share=float(sim),
                         threshold=float(REFERENCE_THRESHOLD)),
             "fragments_about": t(M.SIMILAR_FRAGMENTS_ABOUT, n=len(rows)), "fragments": rows,
-            "side": _side(t, name, p, marks)})
+            "side": _side(t, name, p, marks, **budget)})
     labels = {
         "pairs_title": t(M.SIMILAR_PAIRS_TITLE), "submission": t(M.REPORT_SUBMISSION),
         "similarity": t(M.REPORT_SIMILARITY), "fragments": t(M.REPORT_FRAGMENTS),

@@ -159,14 +159,23 @@ def _winnow(hashes: list[int], window: int) -> dict[int, list[int]]:
     return picked
 
 
+@lru_cache(maxsize=8)
+def _located_picks(text: str, k: int, window: int):
+    """(winnowed hash -> k-gram positions, the line of each token as an array) of `text`,
+    kept for the last texts (the similarity page looks one text up against many)."""
+    from array import array
+
+    toks, lines = located_tokens(text)
+    if len(toks) < k:
+        return {}, array("l")
+    return _winnow(_kgram_hashes(toks, k), window), array("l", lines)
+
+
 @lru_cache(maxsize=256)
 def fingerprints(text: str, k: int = K, window: int = WINDOW) -> frozenset[int]:
     """Winnowed hashes of the k-grams of `text`'s normalised tokens (kept for the texts seen
     last: a batch asks for a text's fingerprints several times)."""
-    toks = tokens(text)
-    if len(toks) < k:
-        return frozenset()
-    return frozenset(_winnow(_kgram_hashes(toks, k), window))
+    return frozenset(_located_picks(text, k, window)[0])
 
 
 def fingerprints_of(parts) -> frozenset[int]:
@@ -307,12 +316,10 @@ def matched_fragments(text_a: str, text_b: str, *, ignore: frozenset[int] = froz
     keep the longest first and drop one that overlaps a kept one in either text (as JPlag's
     tiles do, a line is in at most one fragment); at most MAX_FRAGMENTS are returned.
     """
-    ta, la = located_tokens(text_a)
-    tb, lb = located_tokens(text_b)
-    if len(ta) < k or len(tb) < k:
+    pa, la = _located_picks(text_a, k, window)
+    pb, lb = _located_picks(text_b, k, window)
+    if not pa or not pb:
         return []
-    pa = _winnow(_kgram_hashes(ta, k), window)
-    pb = _winnow(_kgram_hashes(tb, k), window)
     hits = sorted((j - i, i, j) for h, at in pa.items() if h not in ignore and h in pb
                   for i in at[:MAX_OCCURRENCES] for j in pb[h][:MAX_OCCURRENCES])
     runs: list[list[int]] = []              # [diagonal, first i, last i, fingerprints]

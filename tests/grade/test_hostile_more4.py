@@ -461,3 +461,20 @@ def test_fingerprinting_a_whole_5_mib_file_is_linear(tmp_path):
     prints = fingerprints(text + "\n" + _reference_copy())
     used = resource.getrusage(resource.RUSAGE_SELF).ru_utime - before
     assert len(prints) > 20_000 and used < 60, used
+
+
+def test_the_similarity_page_stays_small_whatever_the_files_hold():
+    """One-line files of 0.8 MB each, flagged as a pair and as reference copies, and sixty
+    pairs of 600-line files: similarity.html is under 5 MB (it held each file whole)."""
+    from graders.grade.batch_reports import similarity_html
+
+    line = "x = y" + "".join(f".a{i}" for i in range(100_000)) + "\n"
+    sources = {"big1.py": [("big1.py", line)], "big2.py": [("big2.py", line)]}
+    page = similarity_html([("big1.py", "big2.py", 1.0)], sources,
+                           references=[("big1.py", 0.9), ("big2.py", 0.9)])
+    assert len(page.encode()) < 5_000_000, len(page.encode())
+    code = "".join(f"def f{i}(a, b):\n    return a.k{i} + b * {i}\n" for i in range(300))
+    sources = {f"s{i}.py": [(f"s{i}.py", code)] for i in range(120)}
+    pairs = [(f"s{2 * i}.py", f"s{2 * i + 1}.py", 1.0) for i in range(60)]
+    page = similarity_html(pairs, sources)
+    assert len(page.encode()) < 5_000_000, len(page.encode())
