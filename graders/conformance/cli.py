@@ -30,11 +30,8 @@ from .limits import CALL_SECONDS, CHECK_SECONDS, CallLimits
 from .runner import (ERROR, FAILED, KERNEL_SUFFIX, NOT_RUN, PASSED, SKIPPED,
                      ImplementationLoadError, load_impl, remove_import_rules, run_checks)
 from .sources import cell_error_note, dropped_note
+from .messages import (MSG_CONFORMS, MSG_CONFORM_HEADER, MSG_DOES_NOT_CONFORM, MSG_NOTE)
 
-MSG_CONFORM_HEADER = "{target} against spec {spec} (profile {profile})"
-MSG_NOTE = "note"
-MSG_CONFORMS = "conforms"
-MSG_DOES_NOT_CONFORM = "does not conform"
 STYLE = {PASSED: "green", FAILED: "bold red", ERROR: "bold magenta", SKIPPED: "yellow",
          NOT_RUN: "magenta"}
 

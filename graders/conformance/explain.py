@@ -11,29 +11,13 @@ from .i18n import (EXCEPTION_NAMES, Translator, exception_name, python_message,
                    reproducer_text)
 from .outcome import Cause
 from .runner import ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, CheckResult
+from .messages import (MSG_EXPLAIN_CHECK_BUG, MSG_EXPLAIN_CLAUSE, MSG_EXPLAIN_HINT,
+                       MSG_EXPLAIN_NOT_IN_SPEC, MSG_EXPLAIN_REPRODUCE, MSG_EXPLAIN_SMALLEST,
+                       MSG_EXPLAIN_WRONG, MSG_SUMMARY_BROKEN, MSG_SUMMARY_ERRORS,
+                       MSG_SUMMARY_FAILED, MSG_SUMMARY_NOT_RUN, MSG_SUMMARY_PASSED,
+                       MSG_SUMMARY_SKIPPED)
 
 LABEL = {PASSED: "PASS", FAILED: "FAIL", ERROR: "ERROR", SKIPPED: "SKIP", NOT_RUN: "NORUN"}
-
-# The self-check's sentences (msgids of the catalogs, like the checks' templates).
-MSG_LABEL_PASS = "PASS"
-MSG_LABEL_FAIL = "FAIL"
-MSG_LABEL_ERROR = "ERROR"
-MSG_LABEL_SKIP = "SKIP"
-MSG_LABEL_NORUN = "NORUN"
-MSG_EXPLAIN_CLAUSE = '{clause}: {statement}  [course section: "{title}"]'
-MSG_EXPLAIN_NOT_IN_SPEC = "{clause}: (not in spec {spec})"
-MSG_EXPLAIN_CHECK_BUG = ("the check itself broke (a bug in the conformance suite, not in the "
-                         "implementation): {message}")
-MSG_EXPLAIN_WRONG = "what went wrong: {message}"
-MSG_EXPLAIN_HINT = "hint: {hint}"
-MSG_EXPLAIN_SMALLEST = "smallest failing input:"
-MSG_EXPLAIN_REPRODUCE = "reproduce:"
-MSG_SUMMARY_PASSED = "{n} passed"
-MSG_SUMMARY_FAILED = "{n} failed"
-MSG_SUMMARY_ERRORS = "{n} errors"
-MSG_SUMMARY_BROKEN = "{n} broken checks (the suite's fault)"
-MSG_SUMMARY_SKIPPED = "{n} skipped"
-MSG_SUMMARY_NOT_RUN = "{n} not run"
 
 
 def _indent(text: str, prefix: str = "    ") -> str:

@@ -24,6 +24,8 @@ import string
 from functools import lru_cache
 from pathlib import Path
 
+from .messages import MSG_REPRODUCE_OR
+
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "andrea_grade"
 LANGUAGES = ("en", "nl", "ko")
@@ -174,8 +176,6 @@ def python_message(name, msg, t=None):
 def reproducer_text(snippet: str, t) -> str:
     """A check's reproducer with its closing comment ("# or: andrea-conform ...") in the
     reader's language; the code itself stays as it is."""
-    from .runner import MSG_REPRODUCE_OR
-
     lead = "# " + MSG_REPRODUCE_OR.split("{command}")[0]
     lines = snippet.split("\n")
     if lines and lines[-1].startswith(lead):

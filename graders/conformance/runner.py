@@ -35,20 +35,11 @@ from .profiles import DEFAULT_PROFILE, use_profile
 from .sources import (NOTEBOOK_SUFFIX, Source, SourceError, cell_error_note, choose_entry,
                       forbidden_imports, kit_names_taken, read_source, submission_root)
 from .registry import Check, ConformanceError, all_checks, select as select_checks
+from .messages import (MSG_CHECK_BUG, MSG_ELSEWHERE, MSG_FAULT, MSG_FAULT_NO_FUNCTION, MSG_FLAKY,
+                       MSG_MISSING, MSG_OPTIONAL, MSG_RAISED, MSG_REPRODUCE_OR)
 
 PASSED, FAILED, ERROR, SKIPPED, NOT_RUN = (Status.PASSED, Status.FAILED, Status.ERROR,
                                           Status.SKIPPED, Status.NOT_RUN)
-
-# Messages the runner itself writes (gettext msgids, like the checks' templates).
-MSG_MISSING = "function {function} is missing"
-MSG_OPTIONAL = "optional function {function} is not provided"
-MSG_ELSEWHERE = ("function {function} is missing; the checks of its own group count that, so "
-                 "this check costs no points")
-MSG_RAISED = "{function}() raised {exception}: {error}"
-MSG_CHECK_BUG = "internal error in check {check}: {exception}: {error}"
-MSG_FAULT = "{function}() could not answer: {detail}"
-MSG_FAULT_NO_FUNCTION = "the implementation could not answer: {detail}"
-MSG_FLAKY = "{function}() gave different results for the same input"
 
 
 class ImplementationLoadError(Exception):
@@ -536,10 +527,6 @@ def reproducer(target: str, recorder: _Recorder, spec: Spec, check: Check,
               "# " + MSG_REPRODUCE_OR.format(
                   command=f"andrea-conform {target} --spec {_spec_arg(spec)} --select {check.id}")]
     return "\n".join(lines)
-
-
-# The reproducer's last line, a comment (a grader shows it in the reader's language).
-MSG_REPRODUCE_OR = "or: {command}"
 
 
 def _spec_arg(spec: Spec) -> str:

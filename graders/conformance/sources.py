@@ -43,6 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from andrea_runtime.ipython_input import transform_cell
+from .messages import (MSG_DROPPED_CELL_MAGIC, MSG_DROPPED_GET_IPYTHON, MSG_DROPPED_HELP,
+                       MSG_DROPPED_IPYTHON_IMPORT, MSG_DROPPED_MAGIC, MSG_DROPPED_SHELL,
+                       MSG_NOTE_CELL_RAISED, MSG_NOTE_CELL_RAISED_AT, MSG_NOTE_DROPPED)
 
 KIT_PACKAGES = ("andrea_ref", "andrea_gpu", "andrea_runtime", "graders", "spec")
 TOOLING_PACKAGES = ("hypothesis", "_hypothesis_pytestplugin", "_hypothesis_globals", "pytest",
@@ -350,24 +353,11 @@ def _ipython_kind(line: str) -> str | None:
     return None
 
 
-# The self-check's notes on a notebook (msgids of the catalogs; the grader has its own).
-MSG_DROPPED_MAGIC = "an IPython magic"
-MSG_DROPPED_SHELL = "a shell command"
-MSG_DROPPED_GET_IPYTHON = "a get_ipython() call"
-MSG_DROPPED_HELP = "an IPython help request"
-MSG_DROPPED_CELL_MAGIC = "a cell magic"
-MSG_DROPPED_IPYTHON_IMPORT = "an import of IPython"
 DROPPED_KINDS = {
     "magic": MSG_DROPPED_MAGIC, "shell": MSG_DROPPED_SHELL, "get_ipython": MSG_DROPPED_GET_IPYTHON,
     "help": MSG_DROPPED_HELP, "cell_magic": MSG_DROPPED_CELL_MAGIC,
     "ipython_import": MSG_DROPPED_IPYTHON_IMPORT,
 }
-MSG_NOTE_DROPPED = ("cell {cell}, line {line}: {text!r} was left out ({kind} runs only in "
-                    "Jupyter; the grader leaves it out too)")
-MSG_NOTE_CELL_RAISED = ("cell {cell} raised {type}: {msg}; the cells after it were run (what this "
-                        "cell defines is missing)")
-MSG_NOTE_CELL_RAISED_AT = ("cell {cell}, line {line} raised {type}: {msg}; the cells after it "
-                           "were run (what this cell defines is missing)")
 
 
 def _english(msgid: str, **fields) -> str:

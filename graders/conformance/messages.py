@@ -1,0 +1,61 @@
+"""Every sentence the conformance side says to a user, in one place (gettext msgids).
+
+The checks word their own failures (``fail(TEMPLATE, ...)`` in ``checks/``); everything else
+that ``andrea-conform``, the runner and the notebook reader say is here, as English msgids
+with ``str.format`` placeholders, translated through ``graders/conformance/locale`` by
+``i18n.Translator`` (``catalog.templates()`` finds them). Standard library only: any module
+may import it.
+"""
+
+# ---- the runner (a check's outcome, the reproducer's last line)
+MSG_MISSING = "function {function} is missing"
+MSG_OPTIONAL = "optional function {function} is not provided"
+MSG_ELSEWHERE = ("function {function} is missing; the checks of its own group count that, so "
+                 "this check costs no points")
+MSG_RAISED = "{function}() raised {exception}: {error}"
+MSG_CHECK_BUG = "internal error in check {check}: {exception}: {error}"
+MSG_FAULT = "{function}() could not answer: {detail}"
+MSG_FAULT_NO_FUNCTION = "the implementation could not answer: {detail}"
+MSG_FLAKY = "{function}() gave different results for the same input"
+MSG_REPRODUCE_OR = "or: {command}"
+
+# ---- notebooks (what was left out, a cell that raised)
+MSG_DROPPED_MAGIC = "an IPython magic"
+MSG_DROPPED_SHELL = "a shell command"
+MSG_DROPPED_GET_IPYTHON = "a get_ipython() call"
+MSG_DROPPED_HELP = "an IPython help request"
+MSG_DROPPED_CELL_MAGIC = "a cell magic"
+MSG_DROPPED_IPYTHON_IMPORT = "an import of IPython"
+MSG_NOTE_DROPPED = ("cell {cell}, line {line}: {text!r} was left out ({kind} runs only in "
+                    "Jupyter; the grader leaves it out too)")
+MSG_NOTE_CELL_RAISED = ("cell {cell} raised {type}: {msg}; the cells after it were run (what this "
+                        "cell defines is missing)")
+MSG_NOTE_CELL_RAISED_AT = ("cell {cell}, line {line} raised {type}: {msg}; the cells after it "
+                           "were run (what this cell defines is missing)")
+
+# ---- the per-check report (labels, explanations, summary line)
+MSG_LABEL_PASS = "PASS"
+MSG_LABEL_FAIL = "FAIL"
+MSG_LABEL_ERROR = "ERROR"
+MSG_LABEL_SKIP = "SKIP"
+MSG_LABEL_NORUN = "NORUN"
+MSG_EXPLAIN_CLAUSE = '{clause}: {statement}  [course section: "{title}"]'
+MSG_EXPLAIN_NOT_IN_SPEC = "{clause}: (not in spec {spec})"
+MSG_EXPLAIN_CHECK_BUG = ("the check itself broke (a bug in the conformance suite, not in the "
+                         "implementation): {message}")
+MSG_EXPLAIN_WRONG = "what went wrong: {message}"
+MSG_EXPLAIN_HINT = "hint: {hint}"
+MSG_EXPLAIN_SMALLEST = "smallest failing input:"
+MSG_EXPLAIN_REPRODUCE = "reproduce:"
+MSG_SUMMARY_PASSED = "{n} passed"
+MSG_SUMMARY_FAILED = "{n} failed"
+MSG_SUMMARY_ERRORS = "{n} errors"
+MSG_SUMMARY_BROKEN = "{n} broken checks (the suite's fault)"
+MSG_SUMMARY_SKIPPED = "{n} skipped"
+MSG_SUMMARY_NOT_RUN = "{n} not run"
+
+# ---- andrea-conform's own lines
+MSG_CONFORM_HEADER = "{target} against spec {spec} (profile {profile})"
+MSG_NOTE = "note"
+MSG_CONFORMS = "conforms"
+MSG_DOES_NOT_CONFORM = "does not conform"
