@@ -384,7 +384,8 @@ def _container_wrapper(keep: Path, alone: Path | None = None) -> list[str] | Non
     folder that is all there is of its top-level folder there (the test suite's checkout,
     beside other checkouts of the project that a container for one course would not hold).
     None where this cannot be done here."""
-    from .sandbox import _has_cap_sys_admin, _python
+    from .sandbox.features import _python
+    from .sandbox.probe import _has_cap_sys_admin
 
     unshare, setpriv = shutil.which("unshare"), shutil.which("setpriv")
     if os.geteuid() != 0 or not _has_cap_sys_admin() or not unshare or not setpriv:
@@ -507,13 +508,13 @@ def setup_check(sandbox: str, source: str | None = None, out=print) -> int:
     exe = sb.bwrap_path()
     if exe:
         version, opts = sb.bwrap_features(exe)
-        lacking = sb._lacking(exe)
+        lacking = sb.features._lacking(exe)
         out(f"setup.sh: bubblewrap {version} at {exe}: --size {'yes' if '--size' in opts else 'no'}"
             f"; {lacking or 'has what the sandbox needs'}")
     else:
         out("setup.sh: bubblewrap is not installed")
     if sandbox != "container":
-        if not exe or sb._lacking(exe):
+        if not exe or sb.features._lacking(exe):
             out("setup.sh: warning: this zip grades with bubblewrap, which cannot run here; "
                 "every submission would get the fallback result. Make the zip with "
                 "--sandbox container")

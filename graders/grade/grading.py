@@ -30,10 +30,10 @@ from spec import Spec
 
 from . import messages as M
 from . import scoring
-from .proxy import SubmissionProxy
+from .session import Session
 from .similarity import python_parts, reference_flags
 from .formats import inert, inert_report
-from .sandbox import Limits, SandboxError, bwrap_not_refused, choose_mode, prepare
+from .sandbox import Limits, SandboxError, choose_mode
 
 GRADER_VERSION = "1"
 SOURCE_SUFFIXES = (".py", ".ipynb", ".cu")
@@ -290,8 +290,8 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
                           "fields": sub.problem_fields or {}},
                "results": [_not_run(c) for c in checks]}
     else:
-        run = _run_submission(sub, spec, checks, mode, limits, profile, select, on_result,
-                              early)
+        session = early or Session(mode=mode, **_worker_of(sub, spec, limits))
+        run = _run_submission(sub, spec, checks, session, profile, select, on_result)
     results = [_bounded(r) for r in run.pop("results")]
     if sub.kind == "kernel":
         _kernel_hints(results)
@@ -372,98 +372,58 @@ def _checks_for(sub: Submission, spec: Spec, select):
         raise GraderError(str(exc)) from None
 
 
-def _launch_early(sub, spec, sandbox, limits):
-    """(scratch, proxy) with the worker already starting, so that Python, NumPy and the
-    submission's import run while this process loads the checks; None where the submission has
-    no module or anything on the way fails (the same step then fails again in its place, in the
-    order the caller's mistakes first, then isolation, then the sandbox). Under bubblewrap the
-    worker starts while bubblewrap's probe still runs: bubblewrap that cannot isolate starts
-    nothing, and a probe that fails stops this worker before any check (grade, _isolation)."""
+def _worker_of(sub: Submission, spec: Spec, limits: Limits) -> dict:
+    """What a worker session of `sub` is made of (Session's arguments but the mode)."""
+    return dict(files=sub.files, module=sub.module, functions=contract_functions(spec),
+                limits=limits, kernel=sub.kind == "kernel",
+                kernel_contract=spec.raw.get("kernels"),
+                cells=(sub.source or {}).get("cells", ""))
+
+
+def _launch_early(sub, spec, sandbox, limits) -> Session | None:
+    """The submission's session with its worker already starting, so that Python, NumPy and
+    the submission's import run while this process loads the checks (Session.launch_early);
+    None where the submission has no module or the start fails (it then happens in its
+    place)."""
     if sub.module is None:
         return None
-    if sandbox in ("auto", "bwrap"):             # the probe's answer is awaited in _isolation
-        if not bwrap_not_refused():
-            return None
-        mode = "bwrap"
-    elif sandbox in ("none", "rlimits"):
-        mode = "rlimits"
-    else:
-        return None
-    try:
-        scratch = prepare(sub.files, sub.module, kernel=sub.kind == "kernel",
-                          kernel_contract=spec.raw.get("kernels"),
-                          cells=(sub.source or {}).get("cells", ""))
-    except (RuntimeError, OSError):
-        return None
-    proxy = SubmissionProxy(scratch, limits, mode, contract_functions(spec))
-    proxy.kernel_outputs = sub.kind == "kernel"   # embed_backward(..., outputs=)
-    try:
-        proxy.launch()
-    except SandboxError:
-        scratch.cleanup()
-        return None
-    except BaseException:
-        scratch.cleanup()
-        raise
-    return scratch, proxy
+    return Session.launch_early(sandbox, **_worker_of(sub, spec, limits))
 
 
-def _discard(early) -> None:
+def _discard(session: Session | None) -> None:
     """Stop an early worker that will not be used, and remove its scratch folder."""
-    if early is None:
+    if session is None:
         return
-    scratch, proxy = early
     try:
-        proxy.close()
+        session.close()
     except SandboxError as exc:
         raise GraderError(f"the grader's sandbox failed ({exc})") from None
-    finally:
-        scratch.cleanup()
 
 
-def _run_submission(sub, spec, checks, mode, limits, profile, select, on_result,
-                    early=None) -> dict:
+def _run_submission(sub, spec, checks, session: Session, profile, select, on_result) -> dict:
     """Import the submission in its worker and run the checks through the proxy."""
-    if early is not None:
-        scratch, proxy = early
-    else:
-        try:
-            scratch = prepare(sub.files, sub.module, kernel=sub.kind == "kernel",
-                              kernel_contract=spec.raw.get("kernels"),
-                          cells=(sub.source or {}).get("cells", ""))
-        except OSError as exc:
-            raise GraderError(f"{sub.name}: the grader could not prepare its scratch folder "
-                              f"({exc.strerror or type(exc).__name__})") from None
-        proxy = SubmissionProxy(scratch, limits, mode, contract_functions(spec))
-        proxy.kernel_outputs = sub.kind == "kernel"   # embed_backward(..., outputs=)
-    run: dict = {}
     try:
-        try:
-            outcome = proxy.start()
-            if outcome.ok:
-                run["import"] = {"ok": True, "functions": outcome.functions}
-                if outcome.cells:
-                    run["import"]["cells"] = _cells_raised(sub.source or {}, outcome.cells)
-                run["results"] = _run_checks(proxy, spec, profile, select, sub.target,
-                                             on_result)
-            else:
-                run["import"], run["results"] = _import_failed(sub, outcome, checks, on_result)
-        finally:
-            try:
-                proxy.close()
-            finally:
-                visible = getattr(proxy, "visible_output", None)
-                run.update(submission_output=proxy.output.text(), restarts=proxy.restarts,
-                           visible_output=(proxy.output.text() if visible is None else
-                                           bytes(visible).decode("utf-8", errors="replace")),
-                           visible_restarts=getattr(proxy, "visible_restarts", proxy.restarts),
-                           worker_cpu_s=round(proxy.worker_cpu_s, 3),
-                           faults=[f[:500] for f in proxy.faults[:20]])
-                scratch.cleanup()
+        session.prepare()
+    except OSError as exc:
+        raise GraderError(f"{sub.name}: the grader could not prepare its scratch folder "
+                          f"({exc.strerror or type(exc).__name__})") from None
+
+    def body(proxy, outcome) -> dict:
+        run: dict = {}
+        if outcome.ok:
+            run["import"] = {"ok": True, "functions": outcome.functions}
+            if outcome.cells:
+                run["import"]["cells"] = _cells_raised(sub.source or {}, outcome.cells)
+            run["results"] = _run_checks(proxy, spec, profile, select, sub.target, on_result)
+        else:
+            run["import"], run["results"] = _import_failed(sub, outcome, checks, on_result)
+        return run
+
+    try:
+        return session.run(body)
     except SandboxError as exc:
         raise GraderError(f"{sub.name}: the grader's sandbox failed ({exc}); this is not the "
                           "submission's fault, grade it again") from None
-    return run
 
 
 def _run_checks(proxy, spec, profile, select, target, on_result) -> list[CheckResult]:

@@ -38,7 +38,7 @@ from graders.conformance.faults import (CallTimeout, ForbiddenImport, Implementa
 from . import messages as M
 from .sandbox import (LaunchPlan, Limits, SandboxError, Scratch, cpu_seconds, kill_leftovers,
                       plan, read_bwrap_info)
-from .sandbox import _proc as sandbox_proc
+from .sandbox.processes import _proc as sandbox_proc
 
 
 class SubmissionException(Exception):

@@ -42,9 +42,9 @@ def _standin(tmp_path: Path, name: str) -> Path:
 @pytest.fixture
 def fresh_probe(monkeypatch):
     """The probe's answers of this test only (the test process's own are restored after)."""
-    monkeypatch.setattr(sandbox, "_PROBE", {})
-    monkeypatch.setattr(sandbox, "_PROBING", {})
-    monkeypatch.setattr(sandbox, "_FEATURES", {})
+    monkeypatch.setattr(sandbox.probe, "_PROBE", {})
+    monkeypatch.setattr(sandbox.probe, "_PROBING", {})
+    monkeypatch.setattr(sandbox.features, "_FEATURES", {})
 
 
 def _use(monkeypatch, exe: Path) -> None:
@@ -56,7 +56,7 @@ def test_bubblewrap_06_without_size_grades_as_before(tmp_path, spec, monkeypatch
     _use(monkeypatch, _standin(tmp_path, "bwrap-0.6"))
     version, opts = sandbox.bwrap_features()
     assert version == "0.6.1" and "--size" not in opts and "--chmod" in opts
-    cmd = sandbox._bwrap_prefix(str(sandbox.bwrap_path()), {}, [], disk_bytes=1 << 20)
+    cmd = sandbox.mounts._bwrap_prefix(str(sandbox.features.bwrap_path()), {}, [], disk_bytes=1 << 20)
     assert "--size" not in cmd
     if sandbox.MemoryCgroup._find_base() is None:
         pytest.skip("no memory cgroup here: bubblewrap 0.6 is refused (next test)")
@@ -127,14 +127,14 @@ def test_a_bwrap_on_path_is_used(tmp_path, monkeypatch, fresh_probe):
     exe = _standin(tmp_path, "bwrap-0.6")
     monkeypatch.delenv(sandbox.BWRAP_ENV, raising=False)
     monkeypatch.setenv("PATH", f"{exe.parent}:{os.environ['PATH']}")
-    assert sandbox.bwrap_path() == str(exe)
+    assert sandbox.features.bwrap_path() == str(exe)
     assert sandbox.bwrap_features()[0] == "0.6.1"
 
 
 def _drop_sys_admin() -> list[str] | None:
     """A command prefix that runs as root without CAP_SYS_ADMIN (Docker's default)."""
     setpriv = shutil.which("setpriv")
-    if os.geteuid() != 0 or setpriv is None or not sandbox._has_cap_sys_admin():
+    if os.geteuid() != 0 or setpriv is None or not sandbox.probe._has_cap_sys_admin():
         return None
     return [setpriv, "--bounding-set=-sys_admin", "--inh-caps=-sys_admin"]
 

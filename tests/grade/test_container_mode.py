@@ -74,7 +74,7 @@ print(json.dumps(out))
 @pytest.fixture
 def restore_modes():
     """The container mode makes the grader's files root-only: put this checkout back."""
-    before = {p: os.stat(p).st_mode & 0o7777 for p in sandbox.grader_files()}
+    before = {p: os.stat(p).st_mode & 0o7777 for p in sandbox.container.grader_files()}
     yield
     for p, mode in before.items():
         os.chmod(p, mode)
@@ -123,7 +123,7 @@ def test_container_mode_needs_root(monkeypatch):
 
 
 def test_container_mode_is_never_chosen_silently(monkeypatch):
-    monkeypatch.setattr(sandbox, "_PROBE", {"bwrap": (False, "Creating new namespace failed: "
+    monkeypatch.setattr(sandbox.probe, "_PROBE", {"bwrap": (False, "Creating new namespace failed: "
                                                               "Operation not permitted")})
     for requested in ("auto", "bwrap"):
         with pytest.raises(sandbox.IsolationUnavailable) as exc:
@@ -138,12 +138,13 @@ def test_a_worker_uid_that_can_still_read_a_grader_file_is_refused(monkeypatch):
 
     if os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"):
         pytest.skip("needs root and a /usr/bin/python3")
-    monkeypatch.setattr(sandbox, "_CONTAINER", {})
-    monkeypatch.setattr(sandbox, "SHARED_WRITABLE", ())
-    monkeypatch.setattr(sandbox, "_traversable", lambda p: True)
-    monkeypatch.setattr(sandbox, "grader_files", lambda protect=(): [Path(p) for p in protect])
+    monkeypatch.setattr(sandbox.container, "_CONTAINER", {})
+    monkeypatch.setattr(sandbox.container, "SHARED_WRITABLE", ())
+    monkeypatch.setattr(sandbox.container, "_traversable", lambda p: True)
+    monkeypatch.setattr(sandbox.container, "grader_files",
+                        lambda protect=(): [Path(p) for p in protect])
     # the check's process: an interpreter any uid may start (the stdlib is all it uses)
-    monkeypatch.setattr(sandbox, "_python", lambda: ("/usr/bin/python3", "/usr"))
+    monkeypatch.setattr(sandbox.container, "_python", lambda: ("/usr/bin/python3", "/usr"))
     folder = Path(tempfile.mkdtemp(prefix="andrea-secret-"))
     try:
         folder.chmod(0o755)
@@ -154,12 +155,12 @@ def test_a_worker_uid_that_can_still_read_a_grader_file_is_refused(monkeypatch):
                            match="could still read .*hidden_checks.yaml"):
             sandbox.prepare_container([secret])
         monkeypatch.undo()
-        monkeypatch.setattr(sandbox, "_CONTAINER", {})
-        monkeypatch.setattr(sandbox, "SHARED_WRITABLE", ())
-        monkeypatch.setattr(sandbox, "_traversable", lambda p: True)
-        monkeypatch.setattr(sandbox, "grader_files",
+        monkeypatch.setattr(sandbox.container, "_CONTAINER", {})
+        monkeypatch.setattr(sandbox.container, "SHARED_WRITABLE", ())
+        monkeypatch.setattr(sandbox.container, "_traversable", lambda p: True)
+        monkeypatch.setattr(sandbox.container, "grader_files",
                             lambda protect=(): [Path(p) for p in protect])
-        monkeypatch.setattr(sandbox, "_python", lambda: ("/usr/bin/python3", "/usr"))
+        monkeypatch.setattr(sandbox.container, "_python", lambda: ("/usr/bin/python3", "/usr"))
         sandbox.prepare_container([secret])                       # sealed: accepted
         assert secret.stat().st_mode & 0o077 == 0
     finally:

@@ -138,7 +138,7 @@ def test_the_kit_installed_in_a_bound_folder_is_not_in_the_sandbox(spec, monkeyp
         return rep["submission_output"]
 
     assert "client.py" in listing()                  # visible while it is not the kit's
-    monkeypatch.setattr(sandbox, "KIT_PACKAGES", sandbox.KIT_PACKAGES + ("xmlrpc",))
+    monkeypatch.setattr(sandbox.mounts, "KIT_PACKAGES", sandbox.mounts.KIT_PACKAGES + ("xmlrpc",))
     assert "KIT-LISTING []" in listing()
 
 
@@ -150,7 +150,7 @@ def test_a_batch_without_bubblewrap_refuses_up_front(tmp_path, spec, monkeypatch
     subs = tmp_path / "subs"
     subs.mkdir()
     (subs / "a.py").write_bytes((MORE / "hidden_names.py").read_bytes())
-    monkeypatch.setattr(sandbox, "_PROBE", {"bwrap": (False, "bubblewrap (bwrap) is not "
+    monkeypatch.setattr(sandbox.probe, "_PROBE", {"bwrap": (False, "bubblewrap (bwrap) is not "
                                                              "installed")})
     with pytest.raises(batch.BatchError, match="refusing to run untrusted code"):
         batch.run_batch(subs, spec, db=tmp_path / "gb.sqlite", progress=False)
@@ -272,7 +272,7 @@ def test_the_site_folder_holds_exactly_the_allowed_packages(spec):
                      sandbox="bwrap")
     assert rep["checks"][0]["status"] == "passed", rep["checks"][0]["message"]
     out = rep["submission_output"]
-    names = sorted(p.name for p in sandbox._site_entries(False))
+    names = sorted(p.name for p in sandbox.mounts._site_entries(False))
     digest = hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
     assert f"SITE {len(names)} {digest}" in out, out
     for name in ("pytest", "_pytest", "hypothesis", "pluggy", "_hypothesis_globals"):

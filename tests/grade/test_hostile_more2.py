@@ -69,7 +69,7 @@ def test_a_missing_libseccomp_is_refused_with_its_fix(monkeypatch):
     and its absence is a refusal (fail closed) that says what to install."""
     from graders.grade import sandbox
 
-    monkeypatch.setattr(sandbox, "_PROBE", {"bwrap": (False, "OSError: libseccomp.so.2: "
+    monkeypatch.setattr(sandbox.probe, "_PROBE", {"bwrap": (False, "OSError: libseccomp.so.2: "
                                                       "cannot open shared object file")})
     with pytest.raises(sandbox.IsolationUnavailable) as exc:
         sandbox.choose_mode("auto")

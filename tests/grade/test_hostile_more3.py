@@ -40,10 +40,10 @@ def test_no_tooling_or_kit_through_the_interpreters_own_package_folders(spec):
 def test_the_interpreters_package_folders_are_covered_in_the_sandbox():
     """What the attack above reached: every site-/dist-packages folder inside a folder the
     sandbox binds whole (the interpreter's prefix, /usr) is covered by an empty tmpfs."""
-    exe, prefix = sandbox._python()
-    cmd = sandbox._bwrap_prefix("bwrap", {}, site=[], disk_bytes=1 << 20)
+    exe, prefix = sandbox.features._python()
+    cmd = sandbox.mounts._bwrap_prefix("bwrap", {}, site=[], disk_bytes=1 << 20)
     covered = {cmd[i + 1] for i, a in enumerate(cmd[:-1]) if a == "--tmpfs"}
-    for d in sandbox._package_folders(["/usr", prefix]):
+    for d in sandbox.mounts._package_folders(["/usr", prefix]):
         assert str(d) in covered or any(c in d.parents for c in map(Path, covered)), d
 
 
@@ -64,15 +64,15 @@ def _fake_site(tmp_path: Path) -> Path:
 
 def test_links_in_site_packages_cannot_bring_in_the_tooling_or_the_kit(tmp_path, monkeypatch):
     site = _fake_site(tmp_path)
-    monkeypatch.setattr(sandbox, "_site_dirs", lambda: [site])
-    entries = sandbox._package_dirs()
+    monkeypatch.setattr(sandbox.mounts, "_site_dirs", lambda: [site])
+    entries = sandbox.mounts._package_dirs()
     names = sorted(e.name for e in entries)
     allowed = ["mylib", "mylib-src", "numpy"] + [f"pkg{i}" for i in range(8)]
     assert names == allowed, names
     for e in entries:
         assert e.name.split(".")[0] not in FORBIDDEN_PACKAGES
         assert ROOT not in e.resolve().parents and e.resolve() != ROOT
-    args = sandbox._site_args(entries)
+    args = sandbox.mounts._site_args(entries)
     # the real left-out entries are covered where the folder is bound
     assert args[args.index(str(site)) + 1] == "/sandbox/pkgs/0"   # the folder, bound once
     covered = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--tmpfs"]

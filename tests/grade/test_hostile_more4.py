@@ -117,8 +117,8 @@ def test_without_isolation_nothing_of_the_submission_is_read(tmp_path, monkeypat
     from graders.grade import cli, grading
 
     folder = _bomb_folder(tmp_path)
-    monkeypatch.setattr(sandbox, "_PROBE", {})
-    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    monkeypatch.setattr(sandbox.probe, "_PROBE", {})
+    monkeypatch.setattr(sandbox.features, "bwrap_path", lambda: None)
 
     def never(*a, **k):
         raise AssertionError("the submission was read although isolation is unavailable")

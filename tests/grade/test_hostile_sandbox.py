@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from andrea_runtime import protocol as P
-from graders.grade import batch, cli, formats, grading, proxy as px, sandbox
+from graders.grade import batch, cli, formats, grading, proxy as px, sandbox, session
 from graders.grade.grading import GraderError, load_submission
 
 from .conftest import (CORRECT, HAS_BWRAP, HOSTILE, LIMITS, SANDBOX, grade_path, leftovers,
@@ -50,14 +50,14 @@ def _check(rep, expected: dict) -> None:
 @pytest.fixture
 def no_bwrap(monkeypatch):
     """A machine where bubblewrap is not installed (and nothing of a submission may run)."""
-    monkeypatch.setattr(sandbox, "_PROBE", {})
-    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    monkeypatch.setattr(sandbox.probe, "_PROBE", {})
+    monkeypatch.setattr(sandbox.features, "bwrap_path", lambda: None)
 
     def never(*a, **k):
         raise AssertionError("a worker was started although isolation is unavailable")
 
     monkeypatch.setattr(px, "Worker", never)
-    monkeypatch.setattr(grading, "prepare", never)
+    monkeypatch.setattr(session, "prepare", never)
 
 
 @pytest.mark.parametrize("path", ALL_HOSTILE, ids=lambda p: p.name)
@@ -76,9 +76,9 @@ def test_the_refusal_is_one_paragraph_and_exit_status_2(no_bwrap, capsys):
 
 
 def test_bubblewrap_that_cannot_create_namespaces_is_refused_too(spec, monkeypatch):
-    monkeypatch.setattr(sandbox, "_PROBE", {"bwrap": (False, "setting up uid map: Permission "
+    monkeypatch.setattr(sandbox.probe, "_PROBE", {"bwrap": (False, "setting up uid map: Permission "
                                                               "denied")})
-    monkeypatch.setattr(sandbox, "bwrap_path", lambda: "/usr/bin/bwrap")
+    monkeypatch.setattr(sandbox.features, "bwrap_path", lambda: "/usr/bin/bwrap")
     with pytest.raises(GraderError, match="Permission denied.*namespaces"):
         grading.grade(load_submission(CORRECT), spec, profile="dev", limits=LIMITS)
     with pytest.raises(GraderError, match="Permission denied"):
@@ -99,13 +99,13 @@ def test_a_worker_started_before_the_probe_answers_is_stopped_when_it_says_no(sp
         return started[-1]
 
     def slow_failing_probe():
-        sandbox._PROBING["bwrap"] = subprocess.Popen(
+        sandbox.probe._PROBING["bwrap"] = subprocess.Popen(
             ["sh", "-c", "sleep 0.3; echo 'setting up uid map: Permission denied' >&2; exit 1"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
-    monkeypatch.setattr(sandbox, "_PROBE", {})
-    monkeypatch.setattr(sandbox, "_PROBING", {})
-    monkeypatch.setattr(sandbox, "start_probe", lambda: sandbox._PROBING or slow_failing_probe())
+    monkeypatch.setattr(sandbox.probe, "_PROBE", {})
+    monkeypatch.setattr(sandbox.probe, "_PROBING", {})
+    monkeypatch.setattr(sandbox.probe, "start_probe", lambda: sandbox.probe._PROBING or slow_failing_probe())
     monkeypatch.setattr(px, "Worker", worker)
     with pytest.raises(GraderError, match="refusing to run untrusted code.*Permission denied"):
         grading.grade(load_submission(CORRECT), spec, profile="dev", limits=LIMITS)
@@ -358,13 +358,13 @@ def test_a_process_that_hides_from_cleanup_does_not_survive(spec):
 def test_a_busy_uid_is_never_used_and_its_process_never_killed(spec, monkeypatch):
     import itertools
 
-    monkeypatch.setattr(sandbox, "_UID_SLOTS", itertools.count())
-    busy = sandbox.UID_BASE + (os.getpid() % sandbox.UID_PIDS) * 64   # slot 0: next in line
+    monkeypatch.setattr(sandbox.processes, "_UID_SLOTS", itertools.count())
+    busy = sandbox.processes.UID_BASE + (os.getpid() % sandbox.processes.UID_PIDS) * 64   # slot 0: next in line
     bystander = subprocess.Popen(["sleep", "60"], user=busy, group=busy)
     try:
         used = []
-        real = sandbox._allocate_uid
-        monkeypatch.setattr(sandbox, "_allocate_uid", lambda: used.append(real()) or used[-1])
+        real = sandbox.launch._allocate_uid
+        monkeypatch.setattr(sandbox.launch, "_allocate_uid", lambda: used.append(real()) or used[-1])
         rep = grade_path(HOSTILE / "fork_bomb.py", spec, select=["init_shape_and_dtype"])
         assert statuses(rep) == {"init_shape_and_dtype": "passed"}
         assert used and busy not in used

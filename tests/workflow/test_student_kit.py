@@ -10,7 +10,7 @@ import pytest
 
 from graders.grade import cli
 from graders.conformance.sources import KIT_PACKAGES
-from graders.grade.sandbox import _site_dirs
+from graders.grade.sandbox.mounts import _site_dirs
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "submissions"
