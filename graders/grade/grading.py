@@ -167,7 +167,8 @@ def printable_name(name: str) -> str:
         name = name.encode("utf-8", "backslashreplace").decode("utf-8")
     # control characters, bidi and zero-width marks as escapes (formats.inert), and a space or
     # other white space at either end as \x20-style escapes: " bob.py" never reads "bob.py"
-    name = inert(name)
+    # (a line break or tab too: a name is one line of any report, never two)
+    name = inert(name).replace("\n", "\\x0a").replace("\t", "\\x09")
     core = name.strip()
     if core != name:
         start = name.index(core[0]) if core else len(name)

@@ -341,6 +341,10 @@ def test_names_that_look_alike_never_share_a_feedback_file_or_a_row(tmp_path, sp
     assert by["bob.py"]["vector_norm"] == "passed"
     assert all(by[n]["vector_norm"] == "failed" for n in names if n != "bob.py")
     assert safe_name("bob.py") == "bob.py" and "~" in safe_name("Bob.py")
+    from graders.grade.grading import printable_name
+
+    # a name is one line of any report (a line break could forge a row of summary.txt)
+    assert printable_name("eve.py\nbob.py: 100 / 100") == "eve.py\\x0abob.py: 100 / 100"
 
 
 # ----------------------------------------------------------------------------- report size
