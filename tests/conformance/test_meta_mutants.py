@@ -11,7 +11,7 @@ import pytest
 
 from graders.conformance.registry import all_checks
 from graders.conformance.runner import FAILED, PASSED, SKIPPED, load_impl, run_checks
-from tests.helpers import clause_status
+from tests.helpers import clause_status, load_margin
 
 from .mutants import MUTANTS
 
@@ -54,7 +54,7 @@ def test_mutants_differ_from_the_correct_source(tmp_path):
 def test_cli_names_the_clause_and_the_shrunk_input(tmp_path):
     path = next(m for m in MUTANTS if m.name == "duplicates_dropped").write(tmp_path)
     proc = subprocess.run([sys.executable, "-m", "graders.conformance.cli", str(path),
-                           "--select", "BWD-TOK-01"], capture_output=True, text=True, timeout=120)
+                           "--select", "BWD-TOK-01"], capture_output=True, text=True, timeout=120 * load_margin())
     assert proc.returncode == 1, proc.stderr
     assert "FAIL  BWD-TOK-01" in proc.stdout
     assert "Repeated ids must accumulate" in proc.stdout   # the hint
@@ -64,10 +64,10 @@ def test_cli_names_the_clause_and_the_shrunk_input(tmp_path):
 
 def test_cli_exit_zero_for_the_reference_and_two_for_bad_targets():
     ok = subprocess.run([sys.executable, "-m", "graders.conformance.cli", "andrea_ref",
-                         "--select", "PAR-*"], capture_output=True, text=True, timeout=120)
+                         "--select", "PAR-*"], capture_output=True, text=True, timeout=120 * load_margin())
     assert ok.returncode == 0, ok.stdout + ok.stderr
     missing = subprocess.run([sys.executable, "-m", "graders.conformance.cli", "no_such_module"],
-                             capture_output=True, text=True, timeout=60)
+                             capture_output=True, text=True, timeout=60 * load_margin())
     assert missing.returncode == 2
     assert "no_such_module" in missing.stderr and "Traceback" not in missing.stderr
 

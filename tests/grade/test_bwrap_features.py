@@ -21,7 +21,7 @@ from graders.grade import sandbox
 from graders.grade.grading import GraderError
 
 from .conftest import CORRECT, LIMITS, grade_path, leftovers, needs_bwrap, statuses
-from tests.helpers import fast_limits
+from tests.helpers import fast_limits, load_margin
 
 HERE = Path(__file__).resolve().parent
 STANDINS = HERE / "bwrap_standins"
@@ -147,7 +147,7 @@ def test_root_without_cap_sys_admin_is_told_so_and_pointed_to_container_mode(tmp
         pytest.skip("bubblewrap is not installed")
     p = subprocess.run(prefix + [sys.executable, "-m", "graders.grade.cli", str(CORRECT),
                                  "--profile", "dev"],
-                       capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120 * load_margin(),
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert p.returncode == 2, p.stderr
     err = p.stderr.strip()

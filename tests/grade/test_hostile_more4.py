@@ -17,6 +17,7 @@ from graders.grade import sandbox
 import pytest
 
 from .conftest import LIMITS, grade_path, needs_bwrap
+from tests.helpers import load_margin
 
 MORE4 = Path(__file__).resolve().parent / "hostile_more4"
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,7 +68,7 @@ def test_the_filter_holds_in_a_process_of_its_own(tmp_path):
             "r, w = os.pipe(); os.write(w, b'x'); print(os.read(r, 1))\n"
             % str(ROOT / "andrea_runtime"))
     out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
-                         timeout=60)
+                         timeout=60 * load_margin())
     assert out.stdout.split("\n")[:2] == ["refused 1", "b'x'"], (out.stdout, out.stderr)
 
 

@@ -18,7 +18,7 @@ from graders.conformance.runner import load_impl, run_checks
 from graders.grade import sandbox
 from graders.grade.grading import grade, load_submission
 from spec import load_spec
-from tests.helpers import fast_limits, needs_bwrap
+from tests.helpers import fast_limits, needs_bwrap, load_margin
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSERT_KERNEL = ROOT / "tests" / "gpu" / "kernels" / "submissions" / "bug_assert_ids.cu"
@@ -86,7 +86,7 @@ def _view(scratch) -> list[str]:
     argv = launch.argv[:launch.argv.index(exe)] + [exe, "-S", "-c", WALK]
     try:
         p = subprocess.run(argv, env=launch.env, cwd=launch.cwd, capture_output=True,
-                           timeout=120)
+                           timeout=120 * load_margin())
     finally:
         if launch.cgroup is not None:
             launch.cgroup.remove()

@@ -28,6 +28,7 @@ from graders.conformance.error_inputs import ERROR_INPUTS, check_error_input
 from graders.conformance.profiles import use_profile
 from graders.conformance.runner import FAILED, PASSED, SKIPPED, load_impl, run_checks
 from spec import load_spec
+from tests.helpers import load_margin
 
 SPEC = load_spec()
 PROPERTY = settings(max_examples=100, deadline=None, database=None, derandomize=True,
@@ -258,7 +259,7 @@ def test_without_numba_the_fast_path_is_the_plain_reference():
         "assert all(x.tobytes() == y.tobytes() for x, y in zip(a, b))\n"
         "print('fallback ok')\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120 * load_margin())
     assert proc.returncode == 0 and "fallback ok" in proc.stdout, proc.stderr
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import TEST_SANDBOX
+from tests.helpers import TEST_SANDBOX, load_margin
 
 ROOT = Path(__file__).resolve().parents[2]
 CORRECT = ROOT / "examples" / "submissions" / "correct_student.py"
@@ -32,7 +32,7 @@ def test_commands_leave_the_working_folder_empty(tmp_path, argv):
     cwd = tmp_path / "homework"
     cwd.mkdir()
     p = subprocess.run([str(BIN / argv[0]), *argv[1:]], cwd=cwd, env=_env(tmp_path),
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=120 * load_margin())
     assert p.returncode == 0, p.stderr
     assert list(cwd.iterdir()) == []
     # Hypothesis did run (its cache went to the user's cache folder instead)
@@ -47,7 +47,7 @@ def test_commands_leave_the_working_folder_empty(tmp_path, argv):
 def test_missing_targets_are_one_line_and_exit_2(tmp_path, argv, needle):
     (tmp_path / "empty").mkdir()
     p = subprocess.run([str(BIN / argv[0]), *argv[1:]], cwd=tmp_path, env=_env(tmp_path),
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=60 * load_margin())
     assert p.returncode == 2
     assert p.stdout == ""
     assert len(p.stderr.strip().splitlines()) == 1 and needle in p.stderr

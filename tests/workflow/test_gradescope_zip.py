@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from graders.grade import cli
-from tests.helpers import needs_bwrap
+from tests.helpers import needs_bwrap, load_margin
 
 ROOT = Path(__file__).resolve().parents[2]
 PARTIAL = ROOT / "examples" / "hostile" / "partial.py"   # two functions: quick to grade
@@ -166,7 +166,7 @@ def _setup(src, tmp_path, bin_):
     root.mkdir()
     (root / "source").symlink_to(src)
     return root, subprocess.run(["/bin/bash", str(src / "setup.sh")], capture_output=True,
-                                text=True, timeout=60,
+                                text=True, timeout=60 * load_margin(),
                                 env={"PATH": str(bin_), "ANDREA_AUTOGRADER_ROOT": str(root)})
 
 
