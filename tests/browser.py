@@ -55,7 +55,8 @@ window.addEventListener('error', function (e) {
     : 'uncaught ' + e.message + ' at ' + e.lineno);
 }, true);
 document.addEventListener('securitypolicyviolation', function (e) {
-  window.__probeErrors.push('blocked by the page policy: ' + e.violatedDirective + ' ' + e.blockedURI);
+  window.__probeErrors.push('blocked by the page policy: ' + e.violatedDirective + ' ' +
+                            e.blockedURI);
 });
 var __consoleError = console.error;
 console.error = function () {
@@ -68,11 +69,13 @@ MEASURE = r"""
 window.addEventListener('load', function () { setTimeout(function () {
   var out = {errors: window.__probeErrors, innerWidth: window.innerWidth,
              scrollWidth: document.documentElement.scrollWidth,
-             scrollHeight: document.documentElement.scrollHeight, wide: [], unsorted: [], sorted: 0};
+             scrollHeight: document.documentElement.scrollHeight,
+             wide: [], unsorted: [], sorted: 0};
   Array.prototype.forEach.call(document.body.querySelectorAll('*'), function (el) {
     var r = el.getBoundingClientRect();
     if (r.right > window.innerWidth + 0.5 && out.wide.length < 10) {
-      out.wide.push(el.tagName + (el.id ? '#' + el.id : '') + (el.className && el.className.baseVal === undefined ? '.' + el.className : '') + ' ' + Math.round(r.right));
+      var cls = typeof el.className === 'string' && el.className ? '.' + el.className : '';
+      out.wide.push(el.tagName + (el.id ? '#' + el.id : '') + cls + ' ' + Math.round(r.right));
     }
   });
   function keys(table, col) {

@@ -2,7 +2,8 @@
 
 * ``write_feedback``: one file per student (Markdown or HTML, in the batch's language),
   named after the submission (``feedback_files``): the score, the groups a student may see,
-  the feedback of every check that did not pass (hidden groups left out), the notebook notes. No flags, no tool internals.
+  the feedback of every check that did not pass (hidden groups left out), the notebook
+  notes. No flags, no tool internals.
 * ``problem_of``: one short reason why a submission has no grade or scores 0 (the CSV's
   ``problem`` column): "syntax error", "import error: ModuleNotFoundError", "not a notebook",
   "no module", ...

@@ -24,8 +24,8 @@ from urllib.parse import quote
 from . import messages as M
 from .formats import _num, inert
 from .i18n import Translator
-from .similarity import (K, PAIR_THRESHOLD, REFERENCE_THRESHOLD, Fragment, common_fingerprints,
-                         matched_fragments, reference_fragments)
+from .similarity import (K, PAIR_THRESHOLD, REFERENCE_THRESHOLD, common_fingerprints,
+                         file_fragments, reference_fragments)
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 MAX_PAIRS = 100          # pairs shown in full (about 0.1 MB a pair of 250-line files); the CSV
@@ -192,7 +192,7 @@ def summary_page(rows: list[dict], spec_title: str, pairs: list[tuple[str, str, 
     groups = _group_columns(rows, t)
     row_id = {r["submission"]: f"s-{i + 1}" for i, r in enumerate(rows)}
     pair_index = {tuple(sorted((a, b))): i for i, (a, b, _) in enumerate(pairs[:MAX_PAIRS])}
-    ref_index = {name: i for i, (name, _) in enumerate(reference_rows(rows))}
+    ref_index = {name: i for i, (name, _) in enumerate(reference_rows(rows)[:MAX_PAIRS])}
     students = []
     for r in rows:
         rep = r.get("report") or {}
@@ -243,7 +243,8 @@ def summary_page(rows: list[dict], spec_title: str, pairs: list[tuple[str, str, 
         "message": t(M.SUMMARY_MESSAGE), "students_title": t(M.REPORT_STUDENTS),
         "sort_hint": t(M.REPORT_SORT_HINT), "submission": t(M.REPORT_SUBMISSION),
         "score": t(M.REPORT_SCORE), "problem": t(M.REPORT_PROBLEM), "flags": t(M.REPORT_FLAGS),
-        "open_feedback": t(M.REPORT_OPEN_FEEDBACK), "mean": t(M.REPORT_MEAN), "names_link": t(M.REPORT_NAMES_LINK),
+        "open_feedback": t(M.REPORT_OPEN_FEEDBACK), "mean": t(M.REPORT_MEAN),
+        "names_link": t(M.REPORT_NAMES_LINK),
         "similar": t(M.SIMILAR_TITLE), "pairs_count": t(M.SUMMARY_PAIRS, n=len(pairs)),
         "similarity_report": t(M.SUMMARY_SIMILARITY), "similarity": t(M.REPORT_SIMILARITY),
         "compare": t(M.REPORT_COMPARE), "no_pair": t(M.SIMILAR_NONE)}
@@ -268,75 +269,79 @@ def summary_page(rows: list[dict], spec_title: str, pairs: list[tuple[str, str, 
 
 
 # ----------------------------------------------------------------------------- similarity.html
-Source = "list[tuple[str, str]] | str"
-
-
 def _parts(source) -> list[tuple[str, str]]:
     if isinstance(source, str):
         return [("", source)] if source else []
     return list(source or [])
 
 
-def _joined(parts: list[tuple[str, str]]) -> str:
-    return "\n".join(text for _, text in parts)
-
-
-def _locate(parts: list[tuple[str, str]]):
-    """joined line -> (file, line in that file), as similarity.python_text joins the files."""
-    starts, at = [], 1
+def _starts(parts: list[tuple[str, str]]) -> dict[str, int]:
+    """file -> the line its first line is in the page's numbering of the submission's lines
+    (its files one after the other, as _side lays them out)."""
+    out, at = {}, 1
     for name, text in parts:
-        starts.append((at, name))
+        out[name] = at
         at += text.count("\n") + 1
-
-    def where(line: int) -> tuple[str, int]:
-        name, first = parts[0][0] if parts else "", 1
-        for s, n in starts:
-            if s <= line:
-                first, name = s, n
-        return name, line - first + 1
-    return where
+    return out
 
 
-def _lines_label(t: Translator, parts, first: int, last: int) -> str:
-    where = _locate(parts)
-    (f0, l0), (f1, l1) = where(first), where(last)
-    if len(parts) > 1 and f0:
-        return t(M.SIMILAR_LINES_IN, file=f0, first=l0, last=l1 if f1 == f0 else l0)
-    return t(M.SIMILAR_LINES, first=l0, last=l1)
+def _label(t: Translator, parts, file: str, first: int, last: int) -> str:
+    if len(parts) > 1:
+        return t(M.SIMILAR_LINES_IN, file=file, first=first, last=last)
+    return t(M.SIMILAR_LINES, first=first, last=last)
+
+
+def _shown(parts, max_rows: int = MAX_LINES, max_chars: int = PAGE_CHARS):
+    """(file, line in the file, line in the page's numbering, text) of each line shown of a
+    submission: at most `max_rows` lines and `max_chars` characters of code (a line is cut
+    at MAX_LINE_CHARS or the rest of the budget), so a page stays under 5 MB whatever the
+    files hold."""
+    at, shown = 1, 0
+    for file, text in parts:
+        lines = text.split("\n")
+        for n, line in enumerate(lines, 1):
+            if shown >= max_rows or max_chars <= 0:
+                return
+            line = line.removesuffix("\r")
+            if len(line) > min(max_chars, MAX_LINE_CHARS):
+                line = line[:min(max_chars, MAX_LINE_CHARS)] + " \u2026"
+            max_chars -= len(line)
+            shown += 1
+            yield file, n, at + n - 1, line
+        at += len(lines)
+
+
+def _last_shown(parts, **budget) -> int:
+    """The page's number of the last line shown (0 for none)."""
+    last = 0
+    for _, _, last, _ in _shown(parts, **budget):
+        pass
+    return last
 
 
 def _side(t: Translator, name: str, parts, marks: list[tuple[int, int, int, str, str]],
-          max_rows: int = MAX_LINES, max_chars: int = PAGE_CHARS) -> dict:
-    """One submission's code with line numbers: `marks` (first, last, fragment number, own
-    anchor, the other side's anchor) colours lines and links each to the other side. At most
-    `max_rows` lines and `max_chars` characters of code are shown (a line is cut at the
-    rest of the budget): the page stays under 5 MB whatever the files hold."""
+          **budget) -> dict:
+    """One submission's code with line numbers (_shown): `marks` (first, last, fragment
+    number, own anchor, the other side's anchor) colours lines and links each to the other
+    side."""
     colour: dict[int, tuple[int, str, int]] = {}
     anchors: dict[int, list[str]] = {}
     for first, last, k, own, other in marks:
         anchors.setdefault(first, []).append(own)
         for line in range(first, last + 1):
             colour.setdefault(line, ((k - 1) % len(COLOURS), other, k))
-    out, at, shown = [], 1, 0
-    for file, text in parts:
-        lines = text.split("\n")
-        rows = []
-        for n, line in enumerate(lines, 1):
-            if shown >= max_rows or max_chars <= 0:
-                break
-            c = colour.get(at + n - 1)
-            line = line.removesuffix("\r")
-            if len(line) > min(max_chars, MAX_LINE_CHARS):
-                line = line[:min(max_chars, MAX_LINE_CHARS)] + " …"
-            max_chars -= len(line)
-            rows.append({"n": n, "text": line, "anchors": anchors.get(at + n - 1, []),
-                         "colour": c[0] if c else None, "href": c[1] if c else None,
-                         # the fragment's name on its first line only (pages stay small)
-                         "title": t(M.SIMILAR_FRAGMENT, n=c[2])
-                         if c and anchors.get(at + n - 1) else ""})
-            shown += 1
-        out.append({"file": file, "lines": rows})
-        at += len(lines)
+    out: list[dict] = []
+    shown = 0
+    for file, n, at, line in _shown(parts, **budget):
+        if not out or out[-1]["file"] != file:
+            out.append({"file": file, "lines": []})
+        c, own = colour.get(at), anchors.get(at, [])
+        out[-1]["lines"].append({
+            "n": n, "text": line, "anchors": own, "colour": c[0] if c else None,
+            "href": c[1] if c else None,
+            # the fragment's name on its first line only (pages stay small)
+            "title": t(M.SIMILAR_FRAGMENT, n=c[2]) if c and own else ""})
+        shown += 1
     total = sum(text.count("\n") + 1 for _, text in parts)
     return {"name": name, "parts": out, "files": _files(t, parts),
             "cut": t(M.SIMILAR_CUT, n=shown) if total > shown else ""}
@@ -346,10 +351,6 @@ def _files(t: Translator, parts) -> str:
     if not parts:
         return t(M.SIMILAR_NO_PYTHON)
     return t(M.SIMILAR_FILES, files=", ".join(f for f, _ in parts if f) or "-")
-
-
-def _within(frag: Fragment) -> bool:
-    return frag.a[0] <= MAX_LINES and frag.b[0] <= MAX_LINES
 
 
 def similarity_page(pairs: list[tuple[str, str, float]], sources: dict, lang: str = "en", *,
@@ -364,8 +365,8 @@ def similarity_page(pairs: list[tuple[str, str, float]], sources: dict, lang: st
     the batch (the boilerplate they share is not highlighted)."""
     t = Translator(lang)
     parts = {name: _parts(src) for name, src in sources.items()}
-    joined = {name: _joined(p) for name, p in parts.items()}
-    common = common_fingerprints(joined) if pairs else frozenset()
+    # the boilerplate similar_pairs sets aside (each file's fingerprints apart)
+    common = common_fingerprints(parts) if pairs else frozenset()
     shown = []
     references = list(references)[:MAX_PAIRS]
     sides = 2 * len(pairs[:MAX_PAIRS]) + len(references) or 1
@@ -375,17 +376,24 @@ def similarity_page(pairs: list[tuple[str, str, float]], sources: dict, lang: st
     for i, (a, b, sim) in enumerate(pairs[:MAX_PAIRS]):
         pid = pair_id(i)
         pa, pb = parts.get(a, []), parts.get(b, [])
-        frags = [f for f in matched_fragments(_joined(pa), _joined(pb), ignore=common)
-                 if _within(f)][:max_frags]
+        sa, sb = _starts(pa), _starts(pb)
+        # a fragment is listed when its first line is shown on both sides (its anchors exist)
+        va, vb = _last_shown(pa, **budget), _last_shown(pb, **budget)
         rows, marks_a, marks_b = [], [], []
-        for k, f in enumerate(frags):
-            c = k % len(COLOURS)
-            a_id, b_id = f"{pid}-a-f{k + 1}", f"{pid}-b-f{k + 1}"
-            marks_a.append((f.a[0], f.a[1], k + 1, a_id, b_id))
-            marks_b.append((f.b[0], f.b[1], k + 1, b_id, a_id))
-            rows.append({"colour": c, "a_id": a_id, "b_id": b_id, "tokens": f.tokens,
-                         "a_lines": _lines_label(t, pa, *f.a),
-                         "b_lines": _lines_label(t, pb, *f.b)})
+        for fa, fb, f in file_fragments(pa, pb, ignore=common):
+            a0, a1 = sa[fa] + f.a[0] - 1, sa[fa] + f.a[1] - 1    # in the page's numbering
+            b0, b1 = sb[fb] + f.b[0] - 1, sb[fb] + f.b[1] - 1
+            if a0 > va or b0 > vb:
+                continue
+            if len(rows) >= max_frags:
+                break
+            k = len(rows) + 1
+            a_id, b_id = f"{pid}-a-f{k}", f"{pid}-b-f{k}"
+            marks_a.append((a0, a1, k, a_id, b_id))
+            marks_b.append((b0, b1, k, b_id, a_id))
+            rows.append({"colour": (k - 1) % len(COLOURS), "a_id": a_id, "b_id": b_id,
+                         "tokens": f.tokens, "a_lines": _label(t, pa, fa, *f.a),
+                         "b_lines": _label(t, pb, fb, *f.b)})
         shown.append({
             "id": pid, "a": a, "b": b, "sim": sim, "share": _pct(t, sim),
             "figure": t(M.SIMILAR_FIGURE, share=float(sim), threshold=float(threshold)),
@@ -396,16 +404,21 @@ def similarity_page(pairs: list[tuple[str, str, float]], sources: dict, lang: st
     for i, (name, sim) in enumerate(references):
         rid = reference_id(i)
         p = parts.get(name, [])
+        sp = _starts(p)
         rows, marks = [], []
-        for k, (file, f) in enumerate(reference_fragments(_joined(p))[:max_frags]):
-            if f.a[0] > MAX_LINES:
+        visible = _last_shown(p, **budget)
+        for fa, ref, f in reference_fragments(p):
+            a0, a1 = sp[fa] + f.a[0] - 1, sp[fa] + f.a[1] - 1
+            if a0 > visible:
                 continue
-            c = k % len(COLOURS)
-            a_id, b_id = f"{rid}-a-f{k + 1}", f"{rid}-r-f{k + 1}"
-            marks.append((f.a[0], f.a[1], k + 1, a_id, b_id))
-            rows.append({"colour": c, "a_id": a_id, "b_id": b_id, "tokens": f.tokens,
-                         "a_lines": _lines_label(t, p, *f.a),
-                         "b_lines": t(M.SIMILAR_LINES_IN, file=file, first=f.b[0],
+            if len(rows) >= max_frags:
+                break
+            k = len(rows) + 1
+            a_id, b_id = f"{rid}-a-f{k}", f"{rid}-r-f{k}"
+            marks.append((a0, a1, k, a_id, b_id))
+            rows.append({"colour": (k - 1) % len(COLOURS), "a_id": a_id, "b_id": b_id,
+                         "tokens": f.tokens, "a_lines": _label(t, p, fa, *f.a),
+                         "b_lines": t(M.SIMILAR_LINES_IN, file=ref, first=f.b[0],
                                       last=f.b[1])})
         refs.append({
             "id": rid, "name": name, "share": _pct(t, sim),

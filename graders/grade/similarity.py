@@ -368,18 +368,36 @@ def reference_sources() -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def reference_fragments(text: str) -> list[tuple[str, Fragment]]:
-    """(reference file, fragment) for the code `text` shares with the reference, in `text`'s
-    order, a line in at most one fragment."""
-    found = [(name, f) for name, ref in reference_sources()
-             for f in matched_fragments(text, ref)]
-    found.sort(key=lambda nf: (-nf[1].tokens, nf[1].a))
-    kept: list[tuple[str, Fragment]] = []
-    for name, f in found:
-        if any(f.a[0] <= g.a[1] and g.a[0] <= f.a[1] for _, g in kept):
+def _overlap(r1: tuple[int, int], r2: tuple[int, int]) -> bool:
+    return r1[0] <= r2[1] and r2[0] <= r1[1]
+
+
+def file_fragments(parts_a, parts_b, *, ignore: frozenset[int] = frozenset()
+                   ) -> list[tuple[str, str, Fragment]]:
+    """The fragments two submissions share, file by file as their fingerprints are taken
+    (fingerprints_of): (file of a, file of b, fragment in those files' own lines), for every
+    file of `parts_a` against every file of `parts_b` ((file, text)s, or one text). The
+    longest are kept first; a line of a file is in at most one fragment (on either side); at
+    most MAX_FRAGMENTS, in `parts_a`'s order."""
+    parts_a = [("", parts_a)] if isinstance(parts_a, str) else list(parts_a)
+    parts_b = [("", parts_b)] if isinstance(parts_b, str) else list(parts_b)
+    order = {name: i for i, (name, _) in enumerate(parts_a)}
+    found = [(fa, fb, f) for fa, ta in parts_a for fb, tb in parts_b
+             for f in matched_fragments(ta, tb, ignore=ignore)]
+    found.sort(key=lambda x: (-x[2].tokens, order[x[0]], x[2].a))
+    kept: list[tuple[str, str, Fragment]] = []
+    for fa, fb, f in found:
+        if any(ga == fa and _overlap(f.a, g.a) or gb == fb and _overlap(f.b, g.b)
+               for ga, gb, g in kept):
             continue
-        kept.append((name, f))
+        kept.append((fa, fb, f))
         if len(kept) >= MAX_FRAGMENTS:
             break
-    kept.sort(key=lambda nf: nf[1].a)
+    kept.sort(key=lambda x: (order[x[0]], x[2].a))
     return kept
+
+
+def reference_fragments(parts) -> list[tuple[str, str, Fragment]]:
+    """(file of the submission, reference file, fragment) for the code a submission
+    ((file, text)s, or one text) shares with the reference (file_fragments)."""
+    return file_fragments(parts, reference_sources())

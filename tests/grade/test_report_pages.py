@@ -179,8 +179,8 @@ def test_similarity_page_highlights_the_same_fragment_on_both_sides(batch):
     b_side = {i for i in page.ids if re.fullmatch(r"pair-1-b-f\d+", i)}
     assert a_side and {i.replace("-a-", "-b-") for i in a_side} == b_side
     # each highlighted line number links to its fragment on the other side, in its colour
-    for m in re.finditer(r'<td class="ln m(\d)">(?:<span[^>]*></span>)*<a href="#(pair-1-([ab])-f(\d+))"',
-                         text):
+    for m in re.finditer(r'<td class="ln m(\d)">(?:<span[^>]*></span>)*'
+                         r'<a href="#(pair-1-([ab])-f(\d+))"', text):
         colour, target, side, k = m.groups()
         assert int(colour) == (int(k) - 1) % 8 and target in page.ids
     # the second file of a submission keeps its own line numbers; what was compared is said

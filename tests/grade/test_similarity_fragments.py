@@ -110,7 +110,8 @@ def test_a_disguised_copy_is_matched_function_by_function_at_its_own_lines():
         for f in mine:   # the other side of it is the same function, wherever it now is
             assert _overlap(f.b, fb[name]), (name, f, fb[name])
             # whole functions in one fragment span the same functions on both sides
-            assert {n for n in fa if _overlap(f.a, fa[n])} == {n for n in fb if _overlap(f.b, fb[n])}
+            assert {n for n in fa if _overlap(f.a, fa[n])} == \
+                {n for n in fb if _overlap(f.b, fb[n])}
     # most of the code is covered
     covered = {line for f in frags for line in range(f.a[0], f.a[1] + 1)}
     code = {i for i, line in enumerate(ORIGINAL.splitlines(), 1) if line.strip()}
@@ -135,7 +136,13 @@ def test_independent_code_and_boilerplate_share_nothing():
 
 
 def test_common_fingerprints_are_what_many_submissions_share():
-    texts = {f"s{i}.py": ORIGINAL for i in range(5)} | {"other.py": INDEPENDENT}
+    extras = ["", INDEPENDENT,
+              "def f(a):\n    while a > 0:\n        a -= 1\n    return [a, a * 2]\n",
+              "class C:\n    def g(self, b):\n        return {k: b for k in range(3)}\n",
+              "import os\nprint(os.getcwd(), sorted([3, 1, 2]), max(1, 2, key=abs))\n"]
+    texts = {f"s{i}.py": ORIGINAL + "\n" + extra for i, extra in enumerate(extras)}
+    texts["other.py"] = INDEPENDENT
+    assert len({S.fingerprints(t) for t in texts.values()}) == len(texts)   # all different
     common = S.common_fingerprints(texts)
     assert common and common <= S.fingerprints(ORIGINAL)
     assert not common & S.fingerprints(INDEPENDENT) - S.fingerprints(ORIGINAL)
@@ -170,8 +177,8 @@ def test_reference_fragments_name_the_reference_file_and_lines():
     copy = disguise(reference_as_one_module(), "m")
     found = S.reference_fragments(copy)
     files = dict(S.reference_sources())
-    assert found and all(name in files for name, _ in found)
-    for name, f in found:
+    assert found and all(name in files and mine == "" for mine, name, _ in found)
+    for _, name, f in found:
         assert 1 <= f.b[0] <= f.b[1] <= len(files[name].splitlines())
         assert 1 <= f.a[0] <= f.a[1] <= len(copy.splitlines())
     assert S.reference_fragments(INDEPENDENT) == []
@@ -182,3 +189,24 @@ def test_fingerprints_and_pairs_are_unchanged_by_the_located_tokens():
     assert S.tokens(ORIGINAL) == S.located_tokens(ORIGINAL)[0]
     pairs = S.similar_pairs({"a.py": ORIGINAL, "b.py": DISGUISED, "c.py": INDEPENDENT})
     assert [(a, b) for a, b, _ in pairs] == [("a.py", "b.py")]
+
+
+def test_file_fragments_follow_code_across_files_and_never_span_two():
+    """A submission's files are fingerprinted apart: a function moved into a helper file is
+    found there, at that file's own lines, and no fragment runs from one file into another."""
+    funcs = _functions(ORIGINAL)
+    lines = ORIGINAL.splitlines(keepends=True)
+    norm = "".join(lines[funcs["norm"][0] - 1:])
+    main = "".join(lines[:funcs["norm"][0] - 1])
+    other = [("hw.py", main), ("helpers/vec.py", "import numpy as np\n\n\n" + norm)]
+    found = S.file_fragments([("a.py", ORIGINAL)], other)
+    assert {fb for _, fb, _ in found} == {"hw.py", "helpers/vec.py"}
+    n_main, n_help = len(main.splitlines()), len(other[1][1].splitlines())
+    for fa, fb, f in found:
+        assert fa == "a.py"
+        assert f.b[1] <= (n_main if fb == "hw.py" else n_help), (fb, f)
+        if fb == "helpers/vec.py":        # norm, at its own lines in the helper and in a.py
+            assert f.a[0] >= funcs["norm"][0] and f.b[0] >= 4
+    # one text or (file, text)s: the same fragments
+    assert [f for *_, f in S.file_fragments(ORIGINAL, DISGUISED)] == \
+        S.matched_fragments(ORIGINAL, DISGUISED)
