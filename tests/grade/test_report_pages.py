@@ -334,3 +334,22 @@ def test_pairs_beyond_the_bound_are_counted_and_no_link_breaks(batch, tmp_path, 
         assert "1 more pair(s) are not shown here" in text, name
         assert link_problems(tmp_path / name) == [], name
     assert 'id="pair-2"' not in (tmp_path / "similarity.html").read_text(encoding="utf-8")
+
+
+def test_a_page_cut_to_its_budget_links_only_to_lines_it_shows(batch, tmp_path, monkeypatch):
+    """Where the page budget cuts a submission short, a fragment whose first line is not
+    shown is not listed, and no line links to one."""
+    from graders.grade import report_pages
+
+    monkeypatch.setattr(report_pages, "PAGE_ROWS", 60)     # 15 lines a side for 2 pairs
+    monkeypatch.setattr(report_pages, "MAX_LINES", 60)
+    rows, pairs = batch["rows"], batch["pairs"]
+    sources = {HOSTILE[0]: ORIGINAL, HOSTILE[1]: DISGUISED, HOSTILE[3]: DISGUISED,
+               HOSTILE[5]: _reference_copy()}
+    page = tmp_path / "similarity.html"
+    page.write_text(similarity_html(pairs, sources, "en", references=reference_rows(rows)),
+                    encoding="utf-8")
+    assert link_problems(page) == []
+    text = page.read_text(encoding="utf-8")
+    assert "Only the first 20 lines are shown." in text
+    assert 'id="pair-1-a-f1"' in text        # the fragments that start early are still there
