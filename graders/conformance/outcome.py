@@ -75,26 +75,6 @@ class FaultKind(StrEnum):
             return cls.FAULT
 
 
-# Causes by status: what a consistent result may carry.
-CAUSES = {
-    Status.PASSED: (None,),
-    Status.FAILED: (Cause.WRONG_VALUE, Cause.WRONG_EXCEPTION, Cause.RAISED,
-                    Cause.MISSING_FUNCTION),
-    Status.ERROR: (Cause.FAULT, Cause.IMPORT_ERROR, Cause.CHECK_BUG),
-    Status.SKIPPED: (Cause.OPTIONAL_ABSENT, Cause.MISSING_ELSEWHERE),
-    Status.NOT_RUN: (Cause.BUDGET, Cause.IMPORT_ERROR),
-}
-
-
-def counts_as_passed(status: Status | str, cause: Cause | str | None) -> bool:
-    """Whether a result earns its points: a pass, or a check bug (the grader's fault).
-
-    A bug in a check costs the implementation nothing: it gets the check's full credit, so the
-    maximum score stays the same for every submission.
-    """
-    return status == Status.PASSED or cause == Cause.CHECK_BUG
-
-
 def is_problem(status: Status | str, cause: Cause | str | None) -> bool:
     """Whether a result is something the implementation's author must act on."""
     return status in (Status.FAILED, Status.ERROR, Status.NOT_RUN) and cause != Cause.CHECK_BUG

@@ -28,7 +28,6 @@ from . import messages as M
 from .formats import _num, check_message, check_parts, group_status, parts_text
 from .i18n import Translator
 
-FEEDBACK_FORMATS = ("md", "html")
 _DIGITS = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?")
 
 

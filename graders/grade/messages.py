@@ -131,8 +131,6 @@ HINT_FORBIDDEN = ("Submissions may not import the reference implementation or th
                   "write the functions yourself.")
 HINT_MISSING = ("Define every function of the contract, with exactly the names and parameters "
                 "of the assignment; a missing function scores zero for its checks.")
-HINT_RAISED = ("Your function raised an exception where the spec expects a result (or a "
-               "different exception); run the reproducer below to see the traceback.")
 SCORE_HIDDEN = ("Your total score is shown once all groups of checks are published; the "
                 "groups shown now are:")
 

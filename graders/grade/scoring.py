@@ -42,13 +42,6 @@ def earns_points(result) -> bool:
             or result.cause == Cause.CHECK_BUG)
 
 
-def fault_kind(result) -> str | None:
-    """'timeout', 'crash', ... for a check stopped by an implementation fault."""
-    if result.cause != Cause.FAULT:
-        return None
-    return str(FaultKind.of((result.details or {}).get("fault")))
-
-
 def grade_hint(result) -> str | None:
     """The hint msgid for a result: the check's own, else one for its cause."""
     if result.cause == Cause.CHECK_BUG or result.status in (Status.PASSED, Status.SKIPPED):
