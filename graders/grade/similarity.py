@@ -37,6 +37,8 @@ WINDOW = 6              # winnowing window (k-grams)
 MIN_FINGERPRINTS = 8    # below this a file is too small to compare
 REFERENCE_THRESHOLD = 0.6
 PAIR_THRESHOLD = 0.7
+QUADRATIC_CODECS = ("punycode", "idna")
+QUADRATIC_CODEC_BYTES = 64 << 10
 MAX_RESTARTS = 64          # broken places in one text read past (each restart reads on)
 REFERENCE_MODULE_MIN = 40   # fingerprints a reference module needs to be looked for alone
 MAX_FRAGMENTS = 200     # matched fragments shown for one pair
@@ -209,8 +211,16 @@ def reference_fingerprints() -> frozenset[int]:
 def source_text(data: bytes) -> str:
     """A Python file's text as Python reads it: the encoding a PEP 263 coding line declares
     (a copy saved in UTF-7 reads as its code, not as +AF8-style bytes), a byte-order mark;
-    else UTF-8, undecodable bytes replaced."""
+    else UTF-8, undecodable bytes replaced. Python's punycode decoder (and idna, built on it)
+    takes time quadratic in the text: a file over QUADRATIC_CODEC_BYTES declaring it is read
+    as UTF-8 (5 MiB of it would take the grader about twenty minutes)."""
     try:
+        if len(data) > QUADRATIC_CODEC_BYTES:
+            import codecs
+
+            enc, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+            if codecs.lookup(enc).name in QUADRATIC_CODECS:
+                raise ValueError(enc)
         return importlib.util.decode_source(data)
     except (SyntaxError, UnicodeError, LookupError, ValueError):
         return data.decode("utf-8", "replace")

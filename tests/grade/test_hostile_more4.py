@@ -483,3 +483,19 @@ def test_the_similarity_page_stays_small_whatever_the_files_hold():
     pairs = [(f"s{2 * i}.py", f"s{2 * i + 1}.py", 1.0) for i in range(60)]
     page = similarity_html(pairs, sources)
     assert len(page.encode()) < 5_000_000, len(page.encode())
+
+
+def test_a_coding_line_naming_a_slow_codec_costs_the_grader_nothing():
+    """punycode's decoder is quadratic (80 KB: 0.3 s; 5 MiB: about twenty minutes): a big
+    file declaring it is read as UTF-8 by the grader (Python's own import of it runs in the
+    sandbox, under its limits)."""
+    import resource
+
+    from graders.grade.similarity import source_text
+
+    data = b"# coding: punycode\nx=1\n-" + b"ba" * 1_500_000
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_utime
+    text = source_text(data)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_utime - before < 10
+    assert text.startswith("# coding: punycode")
+    assert source_text(b"# coding: punycode\nx=1\n-") .startswith("# coding")   # small: decoded
