@@ -230,3 +230,50 @@ def test_staff_summary_names_each_flag_with_its_figure():
     text = staff_summary(data, "nl")
     assert text.splitlines()[0] == "Voor de docenten: score 91,34 / 100; 1 kopieermelding(en)."
     assert "reference_copy: 93% ..." in text
+
+
+def test_check_runs_the_container_zip_as_gradescope_would(autograder, tmp_path):
+    """gradescope-zip --check on a zip in container mode (the default): run_autograder as root
+    without CAP_SYS_ADMIN, in a private /tmp; both examples valid and scored as they should."""
+    import glob
+
+    from graders.grade import sandbox
+    from graders.grade.gradescope_zip import _container_wrapper, build_zip, check_zip
+
+    if _container_wrapper(tmp_path) is None:
+        pytest.skip("needs root with CAP_SYS_ADMIN, unshare and setpriv")
+    _, _, src, _ = autograder
+    (wheel,) = src.glob("*.whl")
+    out = build_zip(tmp_path / "c.zip", profile="dev", lang="nl", wheel=wheel)
+    # the check seals this environment's own andrea_conformance entries too: put them back
+    ours = [p for site in sandbox._site_dirs() for p in glob.glob(str(site / "andrea_conform*"))]
+    modes = {p: os.stat(p).st_mode & 0o7777 for p in ours}
+    lines: list[str] = []
+    try:
+        ok = check_zip(out, out=lines.append)
+    finally:
+        for p, m in modes.items():
+            os.chmod(p, m)
+    assert ok, lines
+    assert len(lines) == 2 and all("results.json valid" in x and "mode container" in x
+                                   for x in lines), lines
+
+
+def test_check_reports_a_zip_whose_grading_fails(autograder, tmp_path):
+    """A zip whose run_autograder cannot grade (here: an unknown spec in its arguments) fails
+    the check, with the reason, before students submit."""
+    from graders.grade.gradescope_zip import check_zip
+
+    _, _, src, _ = autograder
+    broken = tmp_path / "broken.zip"
+    with zipfile.ZipFile(broken, "w") as z:
+        for f in src.iterdir():
+            text = f.read_bytes()
+            if f.name == "run_autograder":
+                text = text.replace(b"--spec andrea-120m", b"--spec no-such-spec")
+            info = zipfile.ZipInfo(f.name)
+            info.external_attr = (stat.S_IFREG | 0o755) << 16
+            z.writestr(info, text)
+    lines: list[str] = []
+    assert not check_zip(broken, out=lines.append)
+    assert any("FAILED" in x and "fallback" in x for x in lines), lines
