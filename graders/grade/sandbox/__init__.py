@@ -20,7 +20,15 @@ anything the grader later trusts. ``choose_mode`` decides, once per grader proce
   home, ``/tmp`` and ``/dev/shm``; it is new for every worker start and vanishes with it. The
   project, the spec, answers, the gradebook and result files do not exist in there. Run as
   root, the worker drops to a uid of its own (checked to own no process) before it imports
-  the submission; as another user, bubblewrap maps it into a user namespace.
+  the submission; as another user, bubblewrap maps it into a user namespace. What the
+  installed bubblewrap offers is read from ``bwrap --help`` (``features.bwrap_features``),
+  never assumed from its version (0.6 has no ``--size``: its tmpfs is bounded by the memory
+  cgroup).
+* ``container`` (``--sandbox container`` only, never chosen otherwise): for disposable
+  one-submission containers where namespaces cannot be made; root only. The grader's files
+  are made root-only and the shared writable folders closed to others, which a process under a
+  worker uid then checks (``container.prepare_container``); each worker runs under a uid of its
+  own with the seccomp filter, the rlimits, a memory cgroup where possible and a private folder.
 * ``rlimits`` (``--sandbox none``): no namespaces, for **trusted code only** (your own
   reference solutions, tests of the grader). The same limits, fresh folders, scrubbed
   environment and import guard, and a private uid where the grader is root and the
@@ -28,7 +36,7 @@ anything the grader later trusts. ``choose_mode`` decides, once per grader proce
   private uid the code can signal the grader. ``auto`` never falls back to it: where
   bubblewrap cannot run, grading **fails closed** with :class:`IsolationUnavailable`.
 
-Both set rlimits (CPU seconds, address space, processes, file size, open files, no core
+All set rlimits (CPU seconds, address space, processes, file size, open files, no core
 files), a parent-death signal and a new session; :func:`kill_leftovers` then kills the worker
 and everything it started, and confirms they are gone before it returns.
 """
