@@ -48,6 +48,12 @@ from .executor.build import BuildError, kernel_names
 from .executor.findings import Said
 
 MAX_SOURCE_BYTES = 1 << 20
+#: The most one launch of a kernel submission may take on a GPU, by the executor's cost model
+#: (its memory accesses at executor.launch.GPU_ACCESSES_PER_S): the kernel's time is judged by
+#: what it would cost on a GPU, not by the CPU executor's wall time. 5 ms is thousands of times
+#: what an embedding kernel needs at the course's sizes (a correct row-scan backward, O(V d n),
+#: at V = 8449, d_model = 768, n = 128: about 0.9 ms).
+GPU_LAUNCH_LIMIT_S = 0.005
 #: Elements (ids x d_model) above which a call is a "real-size" call (see KernelHost._launch).
 BIG_WORK = 1 << 18
 INT32_MAX = int(np.iinfo(np.int32).max)
@@ -420,6 +426,8 @@ class KernelHost:
             from .executor import KernelError
             raise KernelError(self.sanitizer_findings[name][0].said())
         kernel = self._mod.get_function(name)
+        if self._be.name == "cpu":
+            kernel.gpu_limit_s = GPU_LAUNCH_LIMIT_S
         if self._be.name == "cpu" and shape is None and work > BIG_WORK:
             grid, block = ShapeCycle.resolve(min(self.contract.test_shapes, key=lambda s: s[1]),
                                              kind, n)

@@ -48,6 +48,12 @@ MSG_OOB_ACCESS = ("kernel {kernel}: out-of-bounds access to {argument}: byte off
 MSG_OOB_ACCESS_AT = ("kernel {kernel}: out-of-bounds access to {argument} at {line}: byte offset "
                      "{offset} of a {nbytes}-byte buffer, by {thread}")
 
+# --- work (the GPU cost model: memory accesses of one launch, launch.GPU_ACCESSES_PER_S)
+MSG_TOO_MUCH_WORK = ("kernel {kernel}: stopped after {accesses} memory accesses in one launch "
+                     "(by {thread}, at {line}): about {ms} ms on a GPU by the checker's estimate "
+                     "of {rate} accesses per second, more than the {limit} ms one launch may take "
+                     "(look for a loop over every id or row inside the per-element loop)")
+
 MSG_CONST_WRITTEN = ("kernel {kernel} wrote {what}, which is a const input: the caller's data must "
                      "be left as it is (write results only to the output arguments)")
 

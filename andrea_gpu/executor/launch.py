@@ -58,6 +58,13 @@ _libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 _libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 
 ORDERS = {"forward": 0, "reverse": 1, "shuffle": 2}
+#: The GPU cost model: memory accesses a GPU makes per second (4-byte accesses at the ~4 TB/s of
+#: an H100/H200's memory; caches make real kernels faster, so this errs towards slow). A kernel's
+#: time is judged by its accesses (counted in checked builds), not by the executor's wall time.
+GPU_ACCESSES_PER_S = 1e12
+#: Memory accesses the race checker records in one launch; the rest of a larger launch runs
+#: untracked (and in one schedule): its races are found at the small sizes every check also runs.
+TRACK_BUDGET = 1 << 22
 #: Schedules a launch runs in unless told otherwise (env ANDREA_EXEC_ORDERS, comma-separated).
 #: Two runs also give both guard-page layouts (flush after, flush before).
 DEFAULT_ORDERS = ("forward", "shuffle")
@@ -186,6 +193,13 @@ class Kernel:
 
     def __init__(self, module: "Module", name: str):
         self.module, self.name = module, name
+        #: The most estimated GPU seconds one launch may take (None: no limit); checked builds
+        #: stop a launch past it (MSG_TOO_MUCH_WORK).
+        self.gpu_limit_s: float | None = None
+        #: The last launch's memory accesses (its first run; 0 in unchecked builds), and whether
+        #: its race check stopped at TRACK_BUDGET.
+        self.last_accesses = 0
+        self.last_track_cut = False
         lib = module.lib
         self._launch = getattr(lib, f"andrea_launch__{name}")
         self._launch.argtypes = [ctypes.POINTER(ctypes.c_ulonglong), ctypes.POINTER(ctypes.c_void_p),
@@ -256,6 +270,11 @@ class Kernel:
             if results is None:
                 results = got
                 uninit = self._uninit_read()
+                lib = self.module.lib
+                self.last_accesses = int(lib.andrea_exec_accesses())
+                self.last_track_cut = bool(lib.andrea_exec_track_cut())
+                if self.last_track_cut:  # a large launch: one schedule, as a GPU runs it once
+                    break
             elif check_order and not atomics:
                 for i, first, now in zip(outputs, results, got):
                     if not np.array_equal(first.reshape(-1).view(np.uint8),
@@ -332,6 +351,9 @@ class Kernel:
                 # layout and schedule (happens-before does not depend on the order)
                 track = int(self.module.checked and flush_end and track)
                 self.module.lib.andrea_exec_set_fill(fill)
+                limit = (int(self.gpu_limit_s * GPU_ACCESSES_PER_S) if self.gpu_limit_s
+                         and self.module.checked else 0)
+                self.module.lib.andrea_exec_set_work_limit(limit, TRACK_BUDGET if track else 0)
                 status = self._launch(cfg, ptrs, ranges, len(args), track)
                 atomics = bool(self.module.lib.andrea_exec_atomics_used())
             if status:
@@ -397,6 +419,17 @@ class Kernel:
         if status in (6, 7):
             self._race(status, args, block, grid)
         lib = self.module.lib
+        if status == 8:
+            where = (ctypes.c_longlong * 6)()
+            lib.andrea_exec_fault_where(where)
+            accesses = int(lib.andrea_exec_accesses())
+            ms = "%.3g" % (1e3 * accesses / GPU_ACCESSES_PER_S)
+            limit = "%g" % (1e3 * (self.gpu_limit_s or 0))
+            raise KernelError(Said(
+                F.MSG_TOO_MUCH_WORK, kernel=self.name, accesses=accesses,
+                thread=F.thread(where[0:3], where[3:6]),
+                line=self._fault_line() or Said(F.MSG_UNKNOWN_LINE), ms=ms,
+                rate="%.0e" % GPU_ACCESSES_PER_S, limit=limit))
         msg = lib.andrea_exec_message().decode(errors="replace")
         where = (ctypes.c_longlong * 6)()
         lib.andrea_exec_fault_where(where)
@@ -464,6 +497,8 @@ class Module:
         self.lib.andrea_exec_message.restype = ctypes.c_char_p
         self.lib.andrea_exec_fault_addr.restype = ctypes.c_void_p
         self.lib.andrea_exec_fault_pc.restype = ctypes.c_longlong
+        self.lib.andrea_exec_accesses.restype = ctypes.c_ulonglong
+        self.lib.andrea_exec_set_work_limit.argtypes = [ctypes.c_ulonglong, ctypes.c_ulonglong]
         self.kernel_names = tuple(kernel_names(source))
         self._kernels: dict[str, Kernel] = {}
 

@@ -50,7 +50,7 @@ extern char __stop_andrea_shared[] __attribute__((weak));
 namespace andrea_exec {
 
 enum Status { OK = 0, FAULT = 1, DIVERGENT_BARRIER = 2, EXIT_AT_BARRIER = 3, TRAP = 4,
-              BAD_LAUNCH = 5, RACE = 6, UNINIT_SHARED = 7 };
+              BAD_LAUNCH = 5, RACE = 6, UNINIT_SHARED = 7, TOO_MUCH_WORK = 8 };
 enum Order { FORWARD = 0, REVERSE = 1, SHUFFLE = 2 };
 enum FiberState { READY = 0, AT_BARRIER = 1, DONE = 2, AT_WARP = 3 };
 static const unsigned kWarp = 32;
@@ -187,6 +187,13 @@ static int g_fill = 0xFF;
 // The call site of the atomic now running (its caller's return address), so that a fault or an
 // out-of-bounds access inside it is reported at the student's line.
 static const void *g_atomic_site = nullptr;
+// Work: every memory access of the kernel (the instrumentation's hooks) in this launch, and the
+// most one launch may make (andrea_exec_set_work_limit: what the checker allows a launch on a
+// GPU); tracked: those the race checker recorded, at most g_track_budget (then the rest of the
+// launch runs untracked: g_track_cut).
+static unsigned long long g_accesses = 0, g_access_limit = ~0ULL;
+static unsigned long long g_tracked = 0, g_track_budget = ~0ULL;
+static int g_track_cut = 0;
 static struct sigaction g_old[3];
 static const int g_sigs[3] = {SIGSEGV, SIGBUS, SIGFPE};
 static const size_t kStack = 32 * 1024;
@@ -343,11 +350,22 @@ static void access_range(Range &r, uintptr_t a, size_t n, bool write, const void
     }
 }
 
+static void too_much_work(const void *site) {
+    g->track = false;
+    g_fault_pc = site_offset(site);
+    std::snprintf(g_msg, sizeof g_msg, "more than %llu memory accesses in one launch",
+                  g_access_limit);
+    fail(TOO_MUCH_WORK);
+}
+
 static inline void access(const void *ptr, size_t n, bool write, const void *site) {
     Launch *L = g;
-    if (!L || !L->track) return;
+    if (!L) return;
     const char *p = (const char *)ptr;
-    if (p >= __start_andrea_builtins && p < __stop_andrea_builtins) return;
+    if (p >= __start_andrea_builtins && p < __stop_andrea_builtins) return;  // registers on a GPU
+    if (++g_accesses > g_access_limit) too_much_work(site);
+    if (!L->track) return;
+    if (++g_tracked > g_track_budget) { L->track = false; g_track_cut = 1; return; }
     uintptr_t a = (uintptr_t)ptr;
     Range *last = L->last;
     if (last && a >= last->slo && a < last->shi) return access_range(*last, a, n, write, site);
@@ -361,6 +379,7 @@ static inline void access(const void *ptr, size_t n, bool write, const void *sit
 void atomic_begin(const void *ptr, size_t n, const void *site) {
     atomics_used = 1;
     g_atomic_site = site;
+    if (g && ++g_accesses > g_access_limit) too_much_work(site);
     Launch *L = g;
     if (!L || !L->track) return;
     uintptr_t a = (uintptr_t)ptr;
@@ -751,6 +770,8 @@ int launch(const unsigned long long *cfg, const unsigned long long *ranges, int 
     g_fault_pc = -1;
     g_atomic_site = nullptr;
     g_uninit_seen = false;
+    g_accesses = g_tracked = 0;
+    g_track_cut = 0;
     atomics_used = 0;
     int status = sigsetjmp(g_jmp, 1);
     if (status == 0) {
@@ -764,7 +785,7 @@ int launch(const unsigned long long *cfg, const unsigned long long *ranges, int 
             for (Range &r : L.ranges)
                 if (r.arg < 0) clear_shadow(r);  // shared memory is new in every block
             L.blk = b;
-            L.track = track != 0;
+            L.track = track != 0 && !g_track_cut;
             run_block(order);
             L.track = false;
         }
@@ -772,6 +793,7 @@ int launch(const unsigned long long *cfg, const unsigned long long *ranges, int 
     g_active = 0;
     g_atomic_site = nullptr;
     g_fill = 0xFF;
+    g_access_limit = g_track_budget = ~0ULL;
     g = saved;
     for (int i = 0; i < 3; ++i) sigaction(g_sigs[i], &g_old[i], nullptr);
     sigaltstack(&old_alt, nullptr);
@@ -833,6 +855,15 @@ int andrea_exec_uninit(long long *out) {
     std::memcpy(out, andrea_exec::g_uninit, sizeof andrea_exec::g_uninit);
     return andrea_exec::g_uninit_seen ? 1 : 0;
 }
+// The next launch's limits: memory accesses in all (it stops with TOO_MUCH_WORK past it) and
+// accesses the race checker records (the rest of the launch runs untracked); 0: no limit.
+void andrea_exec_set_work_limit(unsigned long long accesses, unsigned long long tracked) {
+    andrea_exec::g_access_limit = accesses ? accesses : ~0ULL;
+    andrea_exec::g_track_budget = tracked ? tracked : ~0ULL;
+}
+// The last launch's memory accesses, and whether its race check stopped at the budget.
+unsigned long long andrea_exec_accesses() { return andrea_exec::g_accesses; }
+int andrea_exec_track_cut() { return andrea_exec::g_track_cut; }
 // The byte shared memory is filled with in the next launch (0xFF otherwise).
 void andrea_exec_set_fill(int byte) { andrea_exec::g_fill = byte & 0xFF; }
 // For the next launch: (lo, hi) of each argument's whole accessible mapping (0, 0 for values).

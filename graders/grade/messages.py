@@ -119,7 +119,9 @@ HINT_EXECUTOR_GAP = ("Your kernel compiles for the GPU, but the checker's CPU ex
                      "your instructor; no check could run.")
 HINT_TIMEOUT_KERNEL = ("Look for a loop that never ends, a grid-stride or block-stride loop whose "
                        "index never grows, or a __syncthreads() inside a loop that runs once per "
-                       "element; keep the barriers per block few.")
+                       "element; keep the barriers per block few. This limit is the wall time of "
+                       "the checker's CPU executor, which runs your kernel on a CPU (a kernel's "
+                       "own cost is judged by its memory accesses, as on a GPU).")
 HINT_TIMEOUT = ("Look for a loop that never ends, or a Python loop over every token; whole-array "
                 "NumPy operations are fast enough.")
 HINT_CRASH = ("The process running your code died: look for os._exit, sys.exit, or C code "

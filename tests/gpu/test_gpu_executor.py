@@ -283,3 +283,46 @@ def test_a_never_written_shared_value_that_is_used_is_a_finding(selftest_module,
                                           r"byte offset \d+ at selftest\.cu:\d+ \(block \(0,0,0\) "
                                           r"thread \(4,0,0\) reads it"):
         selftest_module.get_function(kernel)((1,), (32,), (x, out, np.int32(5)))
+
+
+# ------------------------------------------------------------------------- work: judged as on a GPU
+SCAN = r"""
+extern "C" __global__ void scan(const int *ids, int n, float *out, int rows) {
+    for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < rows; e += blockDim.x * gridDim.x) {
+        float acc = 0.0f;
+        for (int r = 0; r < n; ++r)
+            if (ids[r] == e) acc += 1.0f;
+        out[e] = acc;
+    }
+}
+"""
+
+
+def test_a_launch_is_stopped_by_its_work_not_the_executors_time():
+    """Every memory access counts; past the GPU budget (gpu_limit_s at GPU_ACCESSES_PER_S) the
+    launch stops with a finding at the student's line, whatever the CPU's speed."""
+    from andrea_gpu.executor.launch import GPU_ACCESSES_PER_S
+    k = Module(SCAN, "scan.cu").get_function("scan")
+    ids = (np.arange(300) % 7).astype(np.int32)
+    out = np.zeros(7, dtype=np.float32)
+    k((1,), (32,), (ids, np.int32(300), out, np.int32(7)))
+    assert out.tolist() == [43.0] * 6 + [42.0]
+    assert 7 * 300 <= k.last_accesses <= 3 * 7 * 300 and not k.last_track_cut
+    k.gpu_limit_s = 1000 / GPU_ACCESSES_PER_S   # 1000 accesses
+    with pytest.raises(KernelError, match=r"kernel scan: stopped after 1001 memory accesses in one "
+                                          r"launch \(by block \(0,0,0\) thread \(\d+,0,0\), at "
+                                          r"scan\.cu:6\): about 1e-06 ms on a GPU"):
+        k((1,), (32,), (ids, np.int32(300), out, np.int32(7)))
+
+
+def test_a_large_launch_is_race_checked_up_to_a_budget(monkeypatch):
+    """Past TRACK_BUDGET accesses a launch runs on untracked, in one schedule: a correct O(V d n)
+    scan costs the executor seconds, not minutes; races show at the small sizes."""
+    from andrea_gpu.executor import launch
+    monkeypatch.setattr(launch, "TRACK_BUDGET", 5000)
+    k = Module(SCAN, "scan.cu").get_function("scan")
+    ids = (np.arange(3000) % 50).astype(np.int32)
+    out = np.zeros(50, dtype=np.float32)
+    k((2,), (32,), (ids, np.int32(3000), out, np.int32(50)))
+    assert out.tolist() == [60.0] * 50
+    assert k.last_track_cut and k.last_accesses >= 50 * 3000
