@@ -499,3 +499,18 @@ def test_a_coding_line_naming_a_slow_codec_costs_the_grader_nothing():
     assert resource.getrusage(resource.RUSAGE_SELF).ru_utime - before < 10
     assert text.startswith("# coding: punycode")
     assert source_text(b"# coding: punycode\nx=1\n-") .startswith("# coding")   # small: decoded
+
+
+# ----------------------------------------------------------------------------- mount names
+@needs_bwrap
+def test_the_scratch_folder_is_mounted_under_a_neutral_name(spec):
+    from graders.grade.sandbox.scratch import _scratch_parent
+
+    rep = grade_path(MORE4 / "mount_names.py", spec, select=["vector_norm"], limits=LIMITS,
+                     sandbox="bwrap")
+    assert rep["checks"][0]["status"] == "passed"
+    roots = _report(rep, "MOUNT-REPORT")
+    for where in ("/sandbox/runtime", "/sandbox/submission"):
+        assert "andrea" not in roots[where], roots
+        if _scratch_parent() == "/dev/shm":
+            assert roots[where].count("/") == 2, roots   # /<random>/runtime

@@ -82,6 +82,28 @@ class Scratch:
 CELLS_FILE = "cells.txt"
 
 
+#: Free space /dev/shm needs to hold scratch folders (a container's is often 64 MiB).
+SHM_MIN_FREE = 512 << 20
+
+
+def _scratch_parent() -> str | None:
+    """Where scratch folders go: a tmpfs at /dev/shm with room, else the temporary folder.
+
+    The worker's /proc/self/mountinfo shows where each of its binds comes from, as a path in
+    that file system: on /dev/shm's own tmpfs a scratch folder reads ``/k2j4x9ab/submission``
+    (a random name, nothing of the host's folders), in /tmp ``/tmp/k2j4x9ab/submission``."""
+    try:
+        st = os.statvfs("/dev/shm")
+        with open("/proc/self/mounts", encoding="utf-8", errors="replace") as f:
+            shm_tmpfs = any(line.split()[1:3] == ["/dev/shm", "tmpfs"] for line in f)
+        if shm_tmpfs and st.f_bavail * st.f_frsize >= SHM_MIN_FREE \
+                and os.access("/dev/shm", os.W_OK | os.X_OK):
+            return "/dev/shm"
+    except (OSError, IndexError):
+        pass
+    return None
+
+
 def prepare(files: dict[str, bytes], module_rel: str, *, kernel: bool = False,
             kernel_contract: dict | None = None, cells: str = "") -> Scratch:
     """Write a submission's files into a fresh scratch folder (read-only for the worker).
@@ -91,7 +113,7 @@ def prepare(files: dict[str, bytes], module_rel: str, *, kernel: bool = False,
     each worker start: _site_args, _link_site). cells: a notebook's cell
     ranges (sources.format_ranges), which the worker runs one by one.
     """
-    root = Path(tempfile.mkdtemp(prefix="andrea-grade-"))
+    root = Path(tempfile.mkdtemp(prefix="", dir=_scratch_parent()))
     os.chmod(root, 0o755)
     dirs = {name: root / name for name in ("runtime", "submission", "site")}
     for d in dirs.values():
