@@ -35,7 +35,6 @@ from __future__ import annotations
 import itertools
 import re
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -63,16 +62,6 @@ INT32_MAX = int(np.iinfo(np.int32).max)
 UNWRITTEN = np.uint32(0xFFFFFFFF)
 INT32_MIN = int(np.iinfo(np.int32).min)
 
-#: Headers a kernel source may include (by name only): the C/C++ standard headers a
-#: kernel might want and CUDA's own. Everything else is refused. The host compiler gets the
-#: system's standard headers and executor/include/ for the CUDA ones; NVRTC, which has neither,
-#: gets NVRTC_HEADERS.
-ALLOWED_HEADERS = frozenset({
-    "cstdint", "stdint.h", "cstddef", "stddef.h", "climits", "limits.h", "cfloat", "float.h",
-    "cmath", "math.h", "cstdio", "stdio.h", "cstring", "string.h", "cassert", "assert.h",
-    "cuda_runtime.h", "cuda.h", "device_launch_parameters.h", "cuda_runtime_api.h",
-    "vector_types.h", "math_constants.h",
-})
 INCLUDE_DIR = Path(__file__).resolve().parent / "executor" / "include"
 _STDINT = """#pragma once
 typedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long long int64_t;
@@ -126,6 +115,15 @@ NVRTC_HEADERS = {
     "cmath": _EMPTY, "math.h": _EMPTY, "cstdio": _EMPTY, "stdio.h": _EMPTY, "cstring": _EMPTY,
     "string.h": _EMPTY, "cassert": _EMPTY, "assert.h": _EMPTY,
 }
+
+
+#: Headers a kernel source may include (by name only): what both compilers can be given,
+#: and nothing else. The host compiler (the CPU executor) gets the system's standard headers
+#: and executor/include/ (CUDA's own headers, assert's); NVRTC, which has neither, gets
+#: NVRTC_HEADERS (the standard ones) and the files of executor/include/. One list, made from
+#: those two: a header is allowed exactly when there is something to give the compilers for it.
+ALLOWED_HEADERS = frozenset(NVRTC_HEADERS) | frozenset(
+    p.name for p in INCLUDE_DIR.iterdir() if p.is_file())
 
 
 def nvrtc_headers() -> dict[str, str]:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from graders import keep_cwd_clean
 from graders.conformance.profiles import DEFAULT_PROFILE, PROFILES
+from graders.conformance.sources import PYTHON_SUFFIXES
 from spec import SpecError, load_spec
 
 from . import render as rep
@@ -128,7 +129,7 @@ def _missing_target(target: str) -> str | None:
     path = Path(target)
     if path.exists():
         return None
-    if "/" in target or "\\" in target or path.suffix in (".py", ".ipynb"):
+    if "/" in target or "\\" in target or path.suffix in PYTHON_SUFFIXES:
         return f"{target}: no such file or folder"
     try:
         found = importlib.util.find_spec(target) is not None

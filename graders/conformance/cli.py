@@ -27,9 +27,9 @@ from .registry import RegistryError, SelectionError, all_checks, select as selec
 from .explain import LABEL, explain, summary_line
 from .i18n import LANGUAGES, Translator
 from .limits import CALL_SECONDS, CHECK_SECONDS, CallLimits
-from .runner import (ERROR, FAILED, KERNEL_SUFFIX, NOT_RUN, PASSED, SKIPPED,
-                     ImplementationLoadError, load_impl, remove_import_rules, run_checks)
-from .sources import cell_error_note, dropped_note
+from .runner import (ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, ImplementationLoadError,
+                     load_impl, remove_import_rules, run_checks)
+from .sources import KERNEL_SUFFIX, cell_error_note, dropped_note
 from .messages import (MSG_CONFORMS, MSG_CONFORM_HEADER, MSG_DOES_NOT_CONFORM, MSG_NOTE)
 
 STYLE = {PASSED: "green", FAILED: "bold red", ERROR: "bold magenta", SKIPPED: "yellow",

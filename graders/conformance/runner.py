@@ -32,8 +32,9 @@ from .assertions import call_repr, mutation, seed_of
 from .faults import ImplementationFault
 from .outcome import Cause, FaultKind, Status
 from .profiles import DEFAULT_PROFILE, use_profile
-from .sources import (NOTEBOOK_SUFFIX, Source, SourceError, cell_error_note, choose_entry,
-                      forbidden_imports, kit_names_taken, read_source, submission_root)
+from .sources import (KERNEL_SUFFIX, PYTHON_SUFFIXES, Source, SourceError,
+                      cell_error_note, choose_entry, forbidden_imports, kit_names_taken,
+                      read_source, submission_root)
 from .registry import Check, ConformanceError, all_checks, select as select_checks
 from .messages import (MSG_CHECK_BUG, MSG_ELSEWHERE, MSG_FAULT, MSG_FAULT_NO_FUNCTION, MSG_FLAKY,
                        MSG_MISSING, MSG_OPTIONAL, MSG_RAISED, MSG_REPRODUCE_OR)
@@ -186,7 +187,7 @@ def load_impl(target: str | Path, *, submission_rules: bool = False):
     if path.suffix == KERNEL_SUFFIX and path.is_file():
         return _load_kernel(path, target)
     try:
-        if path.suffix in (".py", NOTEBOOK_SUFFIX) or path.is_dir() or path.exists():
+        if path.suffix in PYTHON_SUFFIXES or path.is_dir() or path.exists():
             if path.is_dir():
                 inside = [p.relative_to(path).as_posix() for p in sorted(path.rglob("*"))
                           if p.is_file() and not any(part.startswith((".", "__pycache__"))
@@ -220,7 +221,7 @@ def load_impl(target: str | Path, *, submission_rules: bool = False):
             except SourceError as exc:
                 raise ImplementationLoadError(str(exc)) from None
             refused = forbidden_imports(source.text)
-            if submission_rules and refused and path.suffix in (".py", NOTEBOOK_SUFFIX) and path.name != "__init__.py":
+            if submission_rules and refused and path.suffix in PYTHON_SUFFIXES and path.name != "__init__.py":
                 raise ImplementationLoadError(
                     f"{target}: imports {refused[0]}, which the grader refuses (a submission "
                     "may not use the reference, the graders, the spec or the test tools)")
@@ -249,7 +250,6 @@ def load_impl(target: str | Path, *, submission_rules: bool = False):
 
 
 _CURRENT_SOURCE: list = []
-KERNEL_SUFFIX = ".cu"
 _IMPORT_RULES: list = []
 
 

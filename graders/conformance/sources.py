@@ -51,7 +51,13 @@ KIT_PACKAGES = ("andrea_ref", "andrea_gpu", "andrea_runtime", "graders", "spec")
 TOOLING_PACKAGES = ("hypothesis", "_hypothesis_pytestplugin", "_hypothesis_globals", "pytest",
                     "_pytest", "pluggy")
 FORBIDDEN_PACKAGES = KIT_PACKAGES + TOOLING_PACKAGES
+# What a submission's files are, by suffix (the one list: the self-check, the grader, a batch
+# and andrea-audit read it): a module, a notebook, a CUDA kernel.
+MODULE_SUFFIX = ".py"
 NOTEBOOK_SUFFIX = ".ipynb"
+KERNEL_SUFFIX = ".cu"
+PYTHON_SUFFIXES = (MODULE_SUFFIX, NOTEBOOK_SUFFIX)
+SOURCE_SUFFIXES = (MODULE_SUFFIX, NOTEBOOK_SUFFIX, KERNEL_SUFFIX)
 IMPORTS_FILE = Path(__file__).resolve().parent / "imports.yaml"
 
 
@@ -411,7 +417,6 @@ def read_source(path: str | Path) -> Source:
 # Files a student hands in beside the submission that are never it: their own tests, a
 # pytest conftest, a setup script.
 _NOT_THE_SUBMISSION = re.compile(r"^(?:test_.*|.*_test|conftest|setup)\.py$")
-_SOURCE_SUFFIXES = (".py", NOTEBOOK_SUFFIX, ".cu")
 
 
 def submission_root(names: list[str]) -> str:
@@ -423,10 +428,10 @@ def submission_root(names: list[str]) -> str:
     prefix = ""
     while True:
         rest = [n[len(prefix):] for n in names if n.startswith(prefix)]
-        if any("/" not in r and r.endswith(_SOURCE_SUFFIXES) for r in rest):
+        if any("/" not in r and r.endswith(SOURCE_SUFFIXES) for r in rest):
             return prefix
         holding = {r.split("/", 1)[0] for r in rest
-                   if "/" in r and r.endswith(_SOURCE_SUFFIXES)}
+                   if "/" in r and r.endswith(SOURCE_SUFFIXES)}
         holding = {d for d in holding if not d.startswith((".", "__"))}
         if len(holding) != 1:
             return prefix

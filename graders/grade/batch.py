@@ -25,6 +25,8 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from graders.conformance.sources import SOURCE_SUFFIXES
+
 from .batch_reports import (check_columns, feedback_files, problem_of, similarity_html,
                             write_feedback, write_histogram_png, write_summary)
 from .formats import dumps, inert, inert_report
@@ -68,7 +70,7 @@ def discover(folder: str | Path) -> list[Path]:
     for p in sorted(d.iterdir()):
         if p.name.startswith((".", "_")):
             continue
-        if (p.is_file() and p.suffix in (".py", ".ipynb", ".cu")) or p.is_dir():
+        if (p.is_file() and p.suffix in SOURCE_SUFFIXES) or p.is_dir():
             out.append(p)
     if not out:
         raise BatchError(f"{folder}: no submissions in this folder (expected .py, .ipynb or .cu "

@@ -24,8 +24,9 @@ from graders.conformance.profiles import check_profile
 from graders.conformance.registry import (RegistryError, SelectionError, all_checks,
                                           select as select_checks)
 from graders.conformance.runner import CheckResult, load_impl, not_run, run_check, run_checks
-from graders.conformance.sources import (NOTEBOOK_SUFFIX, SourceError, choose_entry,
-                                         kit_names_taken, notebook_source, submission_root)
+from graders.conformance.sources import (KERNEL_SUFFIX, NOTEBOOK_SUFFIX, SOURCE_SUFFIXES,
+                                         SourceError, choose_entry, kit_names_taken,
+                                         notebook_source, submission_root)
 from spec import Spec
 
 from . import messages as M
@@ -36,7 +37,6 @@ from .formats import inert, inert_report
 from .sandbox import Limits, SandboxError, choose_mode
 
 GRADER_VERSION = "1"
-SOURCE_SUFFIXES = (".py", ".ipynb", ".cu")
 NOTEBOOK_MODULE = "notebook_submission.py"   # a notebook's code cells, as the worker imports them
 MAX_SUBMISSION_BYTES = 5 * 1024 * 1024
 # Files deeper than this are ignored: in the scratch folder (a longer base than, e.g.,
@@ -96,7 +96,7 @@ def load_submission(path: str | Path) -> Submission:
         if p.suffix == NOTEBOOK_SUFFIX:
             return _notebook_submission(name, {}, name, data, digest)
         return Submission(name, {name: data}, name,
-                          "kernel" if p.suffix == ".cu" else "python", digest=digest)
+                          "kernel" if p.suffix == KERNEL_SUFFIX else "python", digest=digest)
     files = {}
     total = 0
     for f in _folder_files(p, path):
@@ -118,7 +118,7 @@ def load_submission(path: str | Path) -> Submission:
     if prefix:
         files = {r[len(prefix):]: data for r, data in files.items() if r.startswith(prefix)}
     top = [r for r in files if "/" not in r]
-    cu = [r for r in top if r.endswith(".cu")]
+    cu = [r for r in top if r.endswith(KERNEL_SUFFIX)]
     name = printable_name(p.name)
     if cu and not any(r.endswith((".py", NOTEBOOK_SUFFIX)) for r in top):
         return Submission(name, files, cu[0], "kernel", digest=digest)
