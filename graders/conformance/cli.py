@@ -26,7 +26,7 @@ from .profiles import DEFAULT_PROFILE, PROFILES
 from .registry import RegistryError, SelectionError, all_checks, select as select_checks
 from .explain import LABEL, explain, summary_line
 from .i18n import LANGUAGES, Translator
-from .limits import CALL_SECONDS, CHECK_SECONDS, CallLimits
+from .limits import CALL_SECONDS, CHECK_SECONDS, TOTAL_SECONDS, CallLimits
 from .runner import (ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, ImplementationLoadError,
                      load_impl, remove_import_rules, run_checks)
 from .sources import KERNEL_SUFFIX, cell_error_note, dropped_note
@@ -56,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "them (%(default)g)")
     p.add_argument("--check-timeout", type=_seconds, default=CHECK_SECONDS, metavar="S",
                    help="wall seconds per check, all its calls (%(default)g)")
+    p.add_argument("--total-timeout", type=_seconds, default=TOTAL_SECONDS, metavar="S",
+                   help="wall seconds for every call of the run, the grader's budget "
+                        "(%(default)g)")
     return p
 
 
@@ -136,7 +139,8 @@ def _conform(args, spec, t, out, err, report) -> int:
     results = run_checks(impl, spec, profile=args.profile, select=args.select,
                          target=args.target, on_result=show,
                          limits=None if args.target.endswith(KERNEL_SUFFIX)
-                         else CallLimits(args.call_timeout, args.check_timeout))
+                         else CallLimits(args.call_timeout, args.check_timeout,
+                                         total=args.total_timeout))
     ok = all(r.status not in (FAILED, ERROR, NOT_RUN) for r in results)
     if args.format == "json":
         stream = report.restore()

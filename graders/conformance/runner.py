@@ -400,10 +400,15 @@ class _Recorder:
         a timeout of the check (interrupted where Python code runs; judged when it returns
         where it does not), and a function that timed out too often is not called again."""
         from .faults import CallTimeout
-        from .limits import MSG_CALL_TIMEOUT, MSG_CHECK_TIME, MSG_TIMED_OUT_BEFORE
+        from .limits import MSG_BUDGET, MSG_CALL_TIMEOUT, MSG_CHECK_TIME, MSG_TIMED_OUT_BEFORE
 
         lim, what = self._limits, f"{name}()"
-        left = lim.check - (time.perf_counter() - self._check_start)
+        budget = lim.total - (time.perf_counter() - lim.start)
+        if budget <= 0:
+            lim.budget_refused = True
+            raise CallTimeout.said(MSG_BUDGET, what=what, function=name,
+                                   seconds=f"{lim.total:g}")
+        left = min(lim.check - (time.perf_counter() - self._check_start), budget)
         if left <= 0:
             raise CallTimeout.said(MSG_CHECK_TIME, what=what, function=name,
                                    seconds=f"{lim.check:g}")
@@ -697,8 +702,15 @@ def run_checks(impl, spec: Spec, *, profile: str = DEFAULT_PROFILE,
         for chk in in_run_order(chosen):
             if on_start is not None:
                 on_start(chk)
+            if limits is not None:
+                limits.budget_refused = False
             res = run_check(chk, impl, spec, target=target, mutations=mutations,
                             limits=limits)
+            if limits is not None and limits.budget_refused and res.status == ERROR:
+                from .limits import MSG_NOT_RUN_BUDGET   # as the grader reports it
+
+                res = not_run(chk, Cause.BUDGET, MSG_NOT_RUN_BUDGET,
+                              seconds=f"{limits.total:g}")
             results.append(res)
             if on_result is not None:
                 on_result(res)

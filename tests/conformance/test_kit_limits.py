@@ -75,3 +75,16 @@ def test_a_bad_time_limit_is_a_usage_error(bad, capsys):
     with pytest.raises(SystemExit) as exc:
         main([str(BASE), "--call-timeout", bad])
     assert exc.value.code == 2 and "--call-timeout" in capsys.readouterr().err
+
+
+def test_the_budget_used_up_leaves_the_next_checks_not_run(tmp_path):
+    """As the grader: once the run's total time is used, a check whose calls are refused is
+    'not run: budget exhausted'."""
+    impl = _impl(tmp_path, "    time.sleep(0.4)\n")
+    results = run_checks(impl, SPEC, profile="dev",
+                         select=["dot_product", "vector_errors", "dot_is_norms_times_cosine"],
+                         limits=CallLimits(call=5.0, total=1.0))
+    left = [r for r in results if r.status == Status.NOT_RUN]
+    assert left and all(r.cause == Cause.BUDGET for r in left)
+    assert all("not run: budget exhausted (your submission used up its 1 s" in r.message
+               for r in left)
