@@ -38,6 +38,7 @@ term list is one compiled alternation.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from dataclasses import asdict, dataclass, field
@@ -177,26 +178,6 @@ def detect_language(text: str) -> str:
     return "nl" if nl > en else "en"
 
 
-# --------------------------------------------------------------------------- language
-_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
-_NL_WORDS = {"de", "het", "een", "van", "en", "niet", "die", "dat", "voor", "met", "zijn",
-             "wordt", "elke", "bij", "naar", "ook", "geen", "als"}
-_EN_WORDS = {"the", "a", "of", "and", "not", "that", "for", "with", "are", "each", "to", "by",
-             "from", "into", "no", "as"}
-
-
-def detect_language(text: str) -> str:
-    """"ko" when Hangul is a visible share of the letters, else "nl" or "en" by common words."""
-    letters = sum(1 for ch in text if ch.isalpha())
-    hangul = len(_HANGUL.findall(text))
-    if hangul and hangul >= max(20, 0.05 * letters):
-        return "ko"
-    words = re.findall(r"[a-zà-ÿ]+", text.lower())
-    nl = sum(1 for w in words if w in _NL_WORDS)
-    en = sum(1 for w in words if w in _EN_WORDS)
-    return "nl" if nl > en else "en"
-
-
 # --------------------------------------------------------------------------- the lexicon, compiled
 class _Words:
     """The lexicon's term lists for one language and spec, compiled once."""
@@ -245,8 +226,11 @@ def _norm_heading(s: str) -> str:
 _SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
 _CLAUSE_END = re.compile(r"[,;:](?=\s)")
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_SHAPE = re.compile(rf"\(\s*(?P<a>{LITERAL})\s*,\s*(?P<b>{LITERAL})\s*\)")
-_N_NOTATION = re.compile(r"N\(\s*[^,()]*\s*,\s*(?P<v>[^;]*?)\)\s*(?=[^)]*$|[\s.,;)])")
+# Bounded repetitions: a long run of digits and commas cannot make these backtrack.
+_BOUNDED_LITERAL = r"\d{1,12}(?:[.,]\d{1,3}){0,4}"
+_SHAPE = re.compile(rf"\(\s?(?P<a>{_BOUNDED_LITERAL})\s?,\s?(?P<b>{_BOUNDED_LITERAL})\s?\)")
+#: N(mean, variance): the variance may hold one pair of parentheses, "N(0, 1/sqrt(d_model))".
+_N_NOTATION = re.compile(r"N\(\s?[^,()]{0,20},\s?(?P<v>[^()]{0,60}(?:\([^()]{0,40}\))?[^()]{0,20})\)")
 
 
 @dataclass
@@ -303,7 +287,9 @@ class _Auditor:
         words = "|".join(sorted((re.escape(w) for w in self.scales), key=len, reverse=True))
         bwords = "|".join(sorted((re.escape(w) for w in self.byte_scales), key=len, reverse=True))
         self.scale_re = rf"(?:\s?(?P<scale>{words})(?![^\W\d_]))?"
-        self.term_re = rf"(?:{KOREAN_AMOUNT.pattern}|{LITERAL}(?:\s?(?:{words})(?![^\W\d_]))?)"
+        # a term of a sum: starts a number, and is bounded (linear time on long digit runs)
+        self.term_re = (rf"(?<![\d.,])(?:{KOREAN_AMOUNT.pattern}|{_BOUNDED_LITERAL}"
+                        rf"(?:\s?(?:{words})(?![^\W\d_]))?)")
         self.number_re = re.compile(
             rf"(?<![\w.,])(?P<n>{LITERAL})(?![.,]?\d)(?:\s?(?:(?P<scale>{words})|(?P<bytes>{bwords}))"
             rf"(?![^\W\d_]))?(?P<pct>\s?%)?")
@@ -315,6 +301,7 @@ class _Auditor:
         self.asserted: dict[str, list[int]] = {}     # claim id -> lines that state it
         self.init_clause = self.rules["init_scale"]["clause"]
         self.init_seen = False
+        self._index_key, self._index = None, None
 
     # -- tokens ---------------------------------------------------------------------------
     def token(self, lineno: int, start: int, text: str, literal: str | None = None,
@@ -463,8 +450,11 @@ class _Auditor:
         return best
 
     def keyword_choice(self, cands: list[Fact], sentence: str, pos_in_sentence: int) -> Fact:
+        """The candidate whose keyword is nearest, within 120 characters either side."""
         best, best_d = None, None
-        low = sentence.casefold()
+        lo = max(0, pos_in_sentence - 120)
+        low = sentence[lo:pos_in_sentence + 120].casefold()
+        pos_in_sentence -= lo
         for f in cands:
             for kw in self.words.keywords.get(f.key, []):
                 for m in re.finditer(re.escape(kw.casefold()), low):
@@ -684,29 +674,37 @@ class _Auditor:
 
     def owner_of(self, s: "_Sentence", start: int, end: int,
                  skip: tuple[int, int] | None = None) -> str | None:
-        """The nearest owner word in the number's clause, else in its sentence."""
-        a, b = s.start, s.end
-        for m in _CLAUSE_END.finditer(s.line, s.start, s.end):
-            if m.end() <= start:
-                a = m.end()
-            elif m.start() >= end:
-                b = m.start()
-                break
+        """The nearest owner word in the number's clause, else in its sentence (the sentence's
+        clause marks and owner words are found once; each number looks up its neighbours)."""
+        cuts, hits = self._sentence_index(s)
+        i = bisect.bisect_right(cuts, start)
+        a = cuts[i - 1] if i else s.start
+        b = cuts[i] - 1 if i < len(cuts) else s.end
+        starts = [h[0] for h in hits]
         for lo, hi in ((a, b), (s.start, s.end)):
             best, best_d = None, None
-            for owner, rx in self.words.owners.items():
-                if rx is None:
+            j = bisect.bisect_left(starts, start)
+            # the nearest few on each side (owner words rarely overlap)
+            for h in hits[max(0, j - 8):j + 8]:
+                hs, he, owner = h
+                if hs < lo or he > hi or (hs < end and start < he) or (
+                        skip and hs < skip[1] and skip[0] < he):
                     continue
-                for m in rx.finditer(s.line, lo, hi):
-                    if m.start() < end and start < m.end() or (
-                            skip and m.start() < skip[1] and skip[0] < m.end()):
-                        continue
-                    d = start - m.end() if m.end() <= start else m.start() - end
-                    if best_d is None or d < best_d:
-                        best, best_d = owner, d
+                d = start - he if he <= start else hs - end
+                if best_d is None or d < best_d:
+                    best, best_d = owner, d
             if best:
                 return best
         return None
+
+    def _sentence_index(self, s: "_Sentence"):
+        key = (s.no, s.start)
+        if self._index_key != key:
+            cuts = [m.end() for m in _CLAUSE_END.finditer(s.line, s.start, s.end)]
+            hits = sorted((m.start(), m.end(), owner) for owner, rx in self.words.owners.items()
+                          if rx is not None for m in rx.finditer(s.line, s.start, s.end))
+            self._index_key, self._index = key, (cuts, hits)
+        return self._index
 
     def fact_for(self, unit: str, owner: str | None, value: Decimal | None,
                  section: str | None) -> tuple[Fact | None, str]:
@@ -1141,7 +1139,8 @@ def _scale_in(aud: "_Auditor", line: str, a: int, b: int, mentions: list[_Mentio
                 continue
             # a bare number states a scale only right after a std/variance word
             near = any(rx is not None and any(aud._glue(line, x.end(), m.start)
-                                              for x in rx.finditer(line, a, m.start))
+                                              for x in rx.finditer(line, max(a, m.start - 40),
+                                                                   m.start))
                        for rx in w.measures.values())
             if near:
                 cands.append((m.start, m, format(r.value.normalize(), "f"), float(r.value), m.end))
@@ -1215,19 +1214,25 @@ def stated_init_std(text: str, spec: Spec, lang: str = "en", rules: dict | None 
 
 @dataclass
 class _Line:
-    """One line of prose being read, and the spans of it that a reader has already taken."""
+    """One line of prose being read, and the characters of it that a reader has already taken
+    (a mark per character: checking a span costs its length, not the number of spans taken)."""
 
     no: int
     text: str
     section: str | None
     prev: str
-    taken: list[tuple[int, int]] = field(default_factory=list)
+    taken: bytearray = field(default=None)
+
+    def __post_init__(self):
+        if self.taken is None:
+            self.taken = bytearray(len(self.text) + 1)
 
     def free(self, span: tuple[int, int]) -> bool:
-        return not _inside(span, self.taken)
+        return self.taken.find(1, span[0], max(span[0], span[1])) == -1
 
     def take(self, span: tuple[int, int]) -> None:
-        self.taken.append(span)
+        a, b = span
+        self.taken[a:b] = b"\x01" * (b - a)
 
 
 @dataclass(frozen=True)

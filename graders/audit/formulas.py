@@ -20,6 +20,8 @@ from spec import evaluate
 from .numbers import read_literal
 
 _OPS = "×*·⋅/+\\-−^()²³√"
+#: Longer runs of symbols and operators are not read as one formula (no course formula is).
+MAX_FORMULA = 80
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,8 @@ class FormulaReader:
             if e <= s:
                 continue
             raw = text[s:e]
+            if len(raw) > MAX_FORMULA:
+                continue
             has_name = self._name_re.search(raw) is not None
             ops = re.search(r"[×*·⋅/+\-−^²³√]|sqrt", raw)
             if not ops or not (has_name or re.search(r"\d\s*[×*·⋅]\s*\d", raw)):
@@ -92,7 +96,7 @@ class FormulaReader:
     def _formula(self, s: int, e: int, raw: str, expr: str) -> Formula | None:
         try:
             tree = ast.parse(expr, mode="eval")
-        except SyntaxError:
+        except (SyntaxError, RecursionError, MemoryError):
             return None
         if not _plain(tree):
             return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from babel.numbers import NumberFormatError, get_decimal_symbol, get_group_symbol, parse_decimal
 
@@ -22,13 +22,18 @@ LOCALES = {"nl": "nl", "ko": "ko", "en": "en"}
 
 #: A digit run with separators (the separators are interpreted later, per locale).
 LITERAL = r"\d+(?:[.,]\d+)*"
+#: Longer digit runs are not read as numbers (Babel's decimal context cannot hold them).
+MAX_LITERAL = 40
 
 KOREAN_SMALL = {"십": 10, "백": 100, "천": 1000}
 KOREAN_BIG = {"만": 10 ** 4, "억": 10 ** 8, "조": 10 ** 12}
 _KO_PART = rf"({LITERAL})\s?([십백천]?)([만억조]?)"
 #: One Korean amount: parts like "1억", "2천만", "650만", separated by at most one space.
+#: At most four parts (조, 억, 만 and the rest), each a bounded digit run: linear time.
+_KO_LIT = r"\d{1,12}(?:[.,]\d{1,3}){0,4}"
 KOREAN_AMOUNT = re.compile(
-    rf"(?<![\d.,]){LITERAL}\s?(?:[십백천][만억조]?|[만억조])(?:\s?{LITERAL}\s?(?:[십백천][만억조]?|[만억조]))*")
+    rf"(?<![\d.,]){_KO_LIT}\s?(?:[십백천][만억조]?|[만억조])"
+    rf"(?:\s?{_KO_LIT}\s?(?:[십백천][만억조]?|[만억조])){{0,3}}")
 
 
 def symbols(locale: str) -> tuple[str, str]:
@@ -65,14 +70,16 @@ def read_literal(literal: str, locale: str, scale: Decimal = Decimal(1),
     `scaled` says a scale word follows ("6,5 miljoen", "650만"): then trailing zeros of a whole
     number are not significant ("650만" claims 10만), while a bare integer is exact.
     """
+    if len(literal) > MAX_LITERAL:       # no fact of a spec is written with 40 digits
+        return Reading(locale, None, False, None)
     try:
         value = parse_decimal(literal, locale=locale)
-    except NumberFormatError:
+    except (NumberFormatError, InvalidOperation):
         return Reading(locale, None, False, None)
     try:
         parse_decimal(literal, locale=locale, strict=True)
         strict = True
-    except NumberFormatError:
+    except (NumberFormatError, InvalidOperation):
         strict = False
     dec_sym = get_decimal_symbol(locale)
     if dec_sym in literal:
@@ -213,21 +220,27 @@ def read_words_latin(text: str, lang: str) -> list[WordNumber]:
             if words[i] in _JOINERS[lang]:
                 i += 1
                 continue
-            for j in range(min(len(words), i + _MAX_RUN), i, -1):
-                if j - i == 1 and words[i] in _NOT_ALONE[lang]:
+            best, fails = None, 0     # grow the run; give up after 3 words that do not fit
+            for j in range(i + 1, min(len(words), i + _MAX_RUN) + 1):
+                value = None
+                if not (j - i == 1 and words[i] in _NOT_ALONE[lang]):
+                    value = _text2num(" ".join(w.replace("-", " ") if lang == "en" else w
+                                               for w in words[i:j]), lang)
+                if value is None:
+                    fails += 1
+                    if fails == 3:
+                        break
                     continue
-                phrase = " ".join(w.replace("-", " ") if lang == "en" else w
-                                  for w in words[i:j])
-                value = _text2num(phrase, lang)
-                if value is not None:
-                    last = next((sc for sc in scales if words[j - 1].endswith(sc)), None)
-                    a, b = run[i].start(), run[j - 1].end()
-                    out.append(WordNumber(a, b, text[a:b], Decimal(value),
-                                          _precision(value, scales, last)))
-                    i = j
-                    break
-            else:
+                best, fails = (j, value), 0
+            if best is None:
                 i += 1
+                continue
+            j, value = best
+            last = next((sc for sc in scales if words[j - 1].endswith(sc)), None)
+            a, b = run[i].start(), run[j - 1].end()
+            out.append(WordNumber(a, b, text[a:b], Decimal(value),
+                                  _precision(value, scales, last)))
+            i = j
         run.clear()
 
     prev_end = 0

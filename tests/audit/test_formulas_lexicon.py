@@ -115,3 +115,20 @@ def test_time_is_linear_in_the_document(nl_doc, ko_doc, spec):
         cpu(1)
         small, big = cpu(3), cpu(12)
         assert big < 8 * small + 0.3, (small, big)
+
+
+@pytest.mark.parametrize("unit", ["1 + ", "1 tot en met ", "zeven ", "1억 ", "[1, ", "50% ",
+                                  "std 0,02 ", "V × d_model parameters ", "(1,", "V × ",
+                                  "e_1", "칠만 "])
+def test_a_long_line_of_one_shape_is_linear(unit, spec):
+    """A line repeating one shape 300 and 1200 times: about 4x the CPU time, not 16x (nested
+    or unbounded patterns, and a scan per number, made such lines quadratic)."""
+    def cpu(n):
+        text = "Trainbare floats\n" + unit * n + " verdeling getrokken\n"
+        t0 = time.process_time()
+        audit_text(text, spec, "nl")
+        return time.process_time() - t0
+
+    cpu(50)
+    small, big = cpu(300), cpu(1200)
+    assert big < 8 * small + 0.3, (small, big)
