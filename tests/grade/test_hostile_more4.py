@@ -72,7 +72,7 @@ def test_the_filter_holds_in_a_process_of_its_own(tmp_path):
     assert out.stdout.split("\n")[:2] == ["refused 1", "b'x'"], (out.stdout, out.stderr)
 
 
-# ----------------------------------------------------------------------------- parsing in the grader
+# ----------------------------------------------------------------------------- grader's parsing
 def _vm_hwm_mib(code: str) -> tuple[float, str]:
     """Run `code` in a fresh interpreter; its peak resident memory (VmHWM, MiB) and output."""
     import subprocess

@@ -1,7 +1,8 @@
 """Hostile (hidden verdicts): learn a hidden result from what is visible now.
 
 Handed in after a correct submission's text (the test joins them): embed_backward, whose
-group is shown only after the due date, is wrong (it drops every gradient) and prints the inputs it is given. A student who
+group is shown only after the due date, is wrong (it drops every gradient) and prints the
+inputs it is given. A student who
 hands in this and the correct version compares what Gradescope shows before the due date:
 the summary's "Nothing went wrong: every check passed." line was there for the correct one
 and gone for this one, so a hidden check's failure could be read off a visible line (and the
