@@ -205,6 +205,7 @@ class _Words:
         neg = lex.get("negation", {}).get(lang, {})
         self.neg_before = term_pattern(neg.get("before", []))
         self.neg_after = term_pattern(neg.get("after", []))
+        self.contrast = term_pattern(neg.get("contrast", []))
         self.claims = []
         for c in lex["claims"]:
             vals = {v: pat(e) for v, e in c["values"].items()}
@@ -911,6 +912,9 @@ class _Auditor:
         if w.neg_before is not None:          # a negation earlier in the term's clause
             before = s.line[max(s.start, start - 40):start]
             cut = max(before.rfind(","), before.rfind(";"), before.rfind(":"))
+            if w.contrast is not None:          # "geen X maar Y": Y is not negated
+                for c in w.contrast.finditer(before, cut + 1):
+                    cut = c.end() - 1
             if w.neg_before.search(before[cut + 1:]):
                 return True
         if w.neg_after is not None:

@@ -197,6 +197,15 @@ ALTERATIONS += [
     Alteration("claim", "ko", "정규 분포에서 추출", "균등 분포(uniform)에서 추출", "INIT-DIST-01", 11, "uniform"),
 ]
 
+# The position encoding, a claim added with its lexicon entry (learned, not sinusoidal or RoPE).
+ALTERATIONS += [
+    Alteration("claim", "nl", "ANDREA erft een learned-position-aanpak van microGPT",
+               "ANDREA erft een sinusoïdale positie-aanpak van microGPT", "EMB-PERM-02", 43,
+               "sinusoidal positions"),
+    Alteration("claim", "ko", "ANDREA는 microGPT에서 물려받은 learned-position 방식을",
+               "ANDREA는 microGPT에서 물려받은 RoPE 방식을", "EMB-PERM-02", 43, "RoPE positions"),
+]
+
 #: The same facts in other words: no finding may be added.
 CONTROLS: list[Alteration] = [
     Alteration("words", "nl", "(768 dimensies voor", "(zevenhonderdachtenzestig dimensies voor",
@@ -241,4 +250,7 @@ CONTROLS += [
     Alteration("subject", "nl", "Elke vocabulaire-ingang krijgt deze 768 floats.",
                "Een vocabulaire van 8.449 tokens; elke ingang krijgt deze 768 floats.", "", 18,
                "vocab tokens"),
+    Alteration("claim", "nl", "ANDREA erft een learned-position-aanpak van microGPT",
+               "ANDREA erft geen sinusoïdale aanpak maar een learned-position-aanpak van microGPT",
+               "", 43, "not sinusoidal but learned"),
 ]
