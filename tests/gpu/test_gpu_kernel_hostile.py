@@ -1,4 +1,4 @@
-"""Kernels that attack the CPU executor or the grader (tests/gpu/hostile_kernels/): each is
+"""Kernels that attack the CPU executor or the grader (tests/attacks/kernels/): each is
 refused before it runs, or stopped with a finding, a time limit or an output limit, and the
 grader goes on. A kernel is native code in the grading worker: what it can reach there is the
 sandbox's business (tests/grade/), these are the executor's own defences."""
@@ -13,16 +13,17 @@ import pytest
 from andrea_gpu.executor import KernelError
 from andrea_gpu.submission import SubmissionError, load_kernel_submission
 from spec import load_spec
+from tests.attacks import CORPUS
 from tests.helpers import TEST_SANDBOX, fast_limits
 
-HOSTILE = Path(__file__).resolve().parent / "hostile_kernels"
+HOSTILE = CORPUS
 
 
 def test_every_hostile_kernel_says_what_it_tries():
-    files = sorted(HOSTILE.glob("*.cu"))
-    assert len(files) >= 5
+    files = HOSTILE.glob("*.cu")      # every kernel attack: tests/attacks/kernels/
+    assert len(files) >= 9
     for p in files:
-        assert p.read_text().startswith(f"// HOSTILE ({p.stem}): ")
+        assert p.read_text().lower().startswith("// hostile ("), p.name
 
 
 def test_inline_assembly_pasted_by_a_macro_does_not_build():

@@ -9,6 +9,7 @@ import pytest
 from graders.grade import batch
 
 from .conftest import CORRECT, HOSTILE, LIMITS, SANDBOX
+from tests.attacks import CORPUS
 
 SELECT = ["token_table_params", "lookup_selects_row", "dot_product"]
 
@@ -125,7 +126,7 @@ def test_a_submission_that_uses_up_its_budget_is_shown_in_the_progress_and_summa
 
     d = tmp_path / "subs"
     d.mkdir()
-    shutil.copy(Path(__file__).parent / "hostile" / "slow_calls.py", d / "slow.py")
+    shutil.copy(CORPUS / "slow_calls.py", d / "slow.py")
     out = batch.run_batch(d, spec, jobs=1, db=tmp_path / "gb.sqlite", profile="dev",
                           limits=fast_limits(call_timeout=1.5, total_timeout=4.0,
                                              max_timeouts_per_function=3,

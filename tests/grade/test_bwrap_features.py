@@ -22,6 +22,7 @@ from graders.grade.grading import GraderError
 
 from .conftest import CORRECT, LIMITS, grade_path, leftovers, needs_bwrap, statuses
 from tests.helpers import fast_limits, load_margin
+from tests.attacks import CORPUS
 
 HERE = Path(__file__).resolve().parent
 STANDINS = HERE / "bwrap_standins"
@@ -82,7 +83,7 @@ def test_bubblewrap_06_bounds_writes_by_the_memory_cgroup(tmp_path, spec, monkey
                 if p.startswith("fill")}
 
     before = fills()
-    rep = grade_path(HERE / "hostile" / "fill_storage.py", spec, select=["vector_norm"],
+    rep = grade_path(CORPUS / "fill_storage.py", spec, select=["vector_norm"],
                      sandbox="bwrap", limits=fast_limits(memory_mb=256))
     out = rep["submission_output"]
     if "MIB_WRITTEN" in out:

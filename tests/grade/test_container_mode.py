@@ -24,6 +24,7 @@ from graders.grade import sandbox
 from graders.grade.gradescope_zip import _container_wrapper
 
 from .conftest import CORRECT, HAS_BWRAP, grade_path, statuses
+from tests.attacks import CORPUS, ROOT as ATTACKS, THREATS
 from tests.helpers import fast_limits
 
 HERE = Path(__file__).resolve().parent
@@ -39,16 +40,15 @@ SAMPLE = [
     (ROOT / "examples" / "hostile" / "read_outside.py", NORM),
     (ROOT / "examples" / "hostile" / "import_reference.py", NORM),
     (ROOT / "examples" / "hostile" / "fork_bomb.py", NORM),
-    (HERE / "hostile" / "reach_grader.py", NORM),
-    (HERE / "hostile" / "gradebook_tamper.py", NORM),
-    (HERE / "hostile" / "write_runtime.py", NORM),
-    (HERE / "hostile" / "fill_storage.py", NORM),
-    (HERE / "hostile" / "escape_cleanup.py", NORM),
-    (HERE / "hostile_more2" / "nested_userns.py", NORM),
-    (HERE / "hostile_more4" / "sockets_and_syscalls.py", NORM),
+    (CORPUS / "reach_grader.py", NORM),
+    (CORPUS / "gradebook_tamper.py", NORM),
+    (CORPUS / "write_runtime.py", NORM),
+    (CORPUS / "fill_storage.py", NORM),
+    (CORPUS / "escape_cleanup.py", NORM),
+    (CORPUS / "nested_userns.py", NORM),
+    (CORPUS / "sockets_and_syscalls.py", NORM),
 ]
-CORPORA = ("hostile", "hostile_transport", "hostile_more", "hostile_audit", "hostile_more2",
-           "hostile_more3", "hostile_more4")
+CORPORA = THREATS   # tests/attacks/<threat>/
 #: Files whose outcome in container mode differs from bubblewrap's, and why.
 DIFFERENT = {
     "site_view.py": "it lists bubblewrap's /sandbox/site and /sandbox/pkgs, which do not exist "
@@ -182,7 +182,7 @@ def test_the_examples_and_the_attacks_on_this_mode_grade_as_under_bubblewrap(
     # what container mode must hold, said directly as well
     read = got[str(ROOT / "examples" / "hostile" / "read_outside.py")]
     assert read["statuses"]["vector_norm"] != "passed" and "read the spec" not in read["output"]
-    assert got[str(HERE / "hostile" / "fill_storage.py")]["statuses"]["vector_norm"] == "passed"
+    assert got[str(CORPUS / "fill_storage.py")]["statuses"]["vector_norm"] == "passed"
 
 
 @pytest.mark.skipif(os.environ.get("ANDREA_CONTAINER_FULL") != "1",
@@ -191,5 +191,5 @@ def test_the_examples_and_the_attacks_on_this_mode_grade_as_under_bubblewrap(
 def test_every_hostile_corpus_grades_as_under_bubblewrap(tmp_path, restore_modes):
     files = sorted((ROOT / "examples" / "hostile").glob("*.py"))
     for corpus in CORPORA:
-        files += sorted((HERE / corpus).glob("*.py")) + sorted((HERE / corpus).glob("*.ipynb"))
+        files += sorted((ATTACKS / corpus).glob("*.py")) + sorted((ATTACKS / corpus).glob("*.ipynb"))
     _compare(tmp_path, [(f, NORM) for f in files])

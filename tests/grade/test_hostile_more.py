@@ -1,8 +1,8 @@
 """More attacks on the grader, by the book of a hostile student who has read its source.
 
-Each file in `tests/grade/hostile_more/` is one attack class (its docstring says what it tries
+Each file in `tests/attacks/` is one attack class (its docstring says what it tries
 and what must happen); each is graded once, in bubblewrap (skipped where bubblewrap cannot run:
-the grader then refuses it, which tests/grade/test_hostile_sandbox.py checks).
+the grader then refuses it, which tests/grade/test_sandbox.py checks).
 """
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from graders.conformance.runner import CheckResult
 from graders.grade import grading
 
 from .conftest import HAS_BWRAP, LIMITS, grade_path, needs_bwrap
+from tests.attacks import CORPUS
 
-MORE = Path(__file__).resolve().parent / "hostile_more"
+MORE = CORPUS   # tests/attacks/<threat>/
 
 
 def _by_id(rep) -> dict:
@@ -84,7 +85,8 @@ def test_the_kernel_corpus_is_not_refused():
     from andrea_gpu import host
 
     assert KERNEL_CORPUS
-    for path in KERNEL_CORPUS + sorted((MORE.parents[2] / "andrea_gpu" / "kernels").glob("*.cu")):
+    for path in KERNEL_CORPUS + sorted((Path(__file__).resolve().parents[2] / "andrea_gpu" / "kernels")
+                                       .glob("*.cu")):
         host.check_includes(path.read_text(), path.name)
     host.check_includes("#include <cstdint>  // ok\n#pragma unroll\nint x = 1'000;\n", "ok.cu")
 
@@ -250,7 +252,7 @@ def test_a_symlink_in_a_batch_folder_is_not_followed(tmp_path, spec):
 
     subs = tmp_path / "subs"
     subs.mkdir()
-    (subs / "leak.py").symlink_to(MORE.parents[2] / "andrea_ref" / "embedding.py")
+    (subs / "leak.py").symlink_to(Path(__file__).resolve().parents[2] / "andrea_ref" / "embedding.py")
     db = tmp_path / "gb.sqlite"
     batch.run_batch(subs, spec, db=db, profile="dev", limits=LIMITS, select=["dot_product"],
                     progress=False, sandbox="none")

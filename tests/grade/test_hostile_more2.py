@@ -1,9 +1,9 @@
 """A further round of attacks on the grader, by a student who has read its whole source.
 
-Each file in `tests/grade/hostile_more2/` is one attack class; its docstring (for a notebook:
+Each file in `tests/attacks/` is one attack class; its docstring (for a notebook:
 its first, Markdown cell) says what it tries and what must happen. Each test grades it once,
 in bubblewrap where the attack needs a worker (skipped where bubblewrap cannot run: the grader
-then refuses it, which tests/grade/test_hostile_sandbox.py checks), with `--select` limited to
+then refuses it, which tests/grade/test_sandbox.py checks), with `--select` limited to
 the checks the attack needs.
 """
 from __future__ import annotations
@@ -21,8 +21,9 @@ from graders.grade import messages as M
 from graders.grade.grading import load_submission
 
 from .conftest import CORRECT, LIMITS, grade_path, needs_bwrap
+from tests.attacks import CORPUS
 
-MORE2 = Path(__file__).resolve().parent / "hostile_more2"
+MORE2 = CORPUS   # tests/attacks/<threat>/
 
 
 # ----------------------------------------------------------------------------- notebook shapes
@@ -226,7 +227,7 @@ def test_a_batch_goes_on_past_a_folder_of_too_many_files(tmp_path, spec):
 
 # ----------------------------------------------------------------------------- copy detection
 def test_a_huge_module_is_fingerprinted_whole_in_linear_time():
-    """No token cap (a copy hid behind one: hostile_more4/copy_evasion.py): the whole text is
+    """No token cap (a copy hid behind one: tests/attacks/similarity/copy_evasion.py): the whole text is
     read; a fifth of the attack's size keeps the test fast, the CPU time bounds linearity."""
     import resource
 

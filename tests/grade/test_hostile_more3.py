@@ -1,6 +1,6 @@
 """Attacks on the grading path's newest shortcuts, by a student who has read its source.
 
-Each file in `tests/grade/hostile_more3/` is one attack class; its docstring says what it tries
+Each file in `tests/attacks/` is one attack class; its docstring says what it tries
 and what must happen. Tests that need a worker run it in bubblewrap (skipped where bubblewrap
 cannot run: the grader then refuses untrusted code, which test_hostile_sandbox.py checks).
 """
@@ -16,8 +16,9 @@ from graders.grade import sandbox
 import pytest
 
 from .conftest import LIMITS, grade_path, needs_bwrap
+from tests.attacks import CORPUS
 
-MORE3 = Path(__file__).resolve().parent / "hostile_more3"
+MORE3 = CORPUS   # tests/attacks/<threat>/
 ROOT = Path(__file__).resolve().parents[2]
 
 

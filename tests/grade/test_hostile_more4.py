@@ -1,7 +1,7 @@
 """Attacks of issue 19: a student who has read the grader's source goes after what it trusts
 and what it parses in its own process.
 
-Each file in `tests/grade/hostile_more4/` is one attack class; its docstring says what it tries
+Each file in `tests/attacks/` is one attack class; its docstring says what it tries
 and what must happen. Tests that need a worker run it in bubblewrap (skipped where bubblewrap
 cannot run: the grader then refuses untrusted code, which test_hostile_sandbox.py checks);
 attacks on the grader's own parsing need no worker. A memory or size attack is built by its
@@ -18,8 +18,9 @@ import pytest
 
 from .conftest import LIMITS, grade_path, needs_bwrap
 from tests.helpers import load_margin
+from tests.attacks import CORPUS
 
-MORE4 = Path(__file__).resolve().parent / "hostile_more4"
+MORE4 = CORPUS   # tests/attacks/<threat>/
 ROOT = Path(__file__).resolve().parents[2]
 
 

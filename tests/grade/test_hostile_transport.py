@@ -4,7 +4,7 @@ that stops itself while it holds a map, and a submission whose answers depend on
 is asked (the batch replays a first passer's inputs). Each file in `hostile_transport/` is one
 attack class (its docstring says what it tries and what must happen); each runs in bubblewrap
 (skipped where bubblewrap cannot run: the grader then refuses it,
-tests/grade/test_hostile_sandbox.py checks that).
+tests/grade/test_sandbox.py checks that).
 """
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ from tests.corpus import BASE
 from tests.helpers import fast_limits
 
 from .conftest import grade_path, needs_bwrap
+from tests.attacks import CORPUS
 
-HERE = Path(__file__).resolve().parent / "hostile_transport"
+HERE = CORPUS   # tests/attacks/<threat>/
 
 
 def _proxy(name: str, functions: list[str], **limits):

@@ -1,6 +1,6 @@
 """Attacks on the grader itself: escape, forged score, unbounded grader, injection, fail closed.
 
-One hostile submission per attack class lives in `tests/grade/hostile/` (its docstring says
+One hostile submission per attack class lives in `tests/attacks/` (its docstring says
 what it tries and what must happen). Each is graded in bubblewrap where it can run; where it
 cannot, the grader must refuse every one of them before anything of it runs (fail closed),
 which the first tests check on every machine. docs/grading.md has the table of attack classes,
@@ -26,14 +26,11 @@ from graders.grade.grading import GraderError, load_submission
 
 from .conftest import (CORRECT, HAS_BWRAP, HOSTILE, LIMITS, SANDBOX, grade_path, leftovers,
                        needs_bwrap, statuses)
+from tests.attacks import CORPUS
 from tests.helpers import fast_limits, load_margin
 
-ATTACKS = Path(__file__).resolve().parent / "hostile"
-ALL_HOSTILE = (sorted(ATTACKS.glob("*.py")) + sorted(HOSTILE.glob("*.py"))
-               + [p for corpus in ("hostile_transport", "hostile_more", "hostile_audit",
-                                   "hostile_more2", "hostile_more3", "hostile_more4")
-                  for p in sorted((ATTACKS.parent / corpus).glob("*.py"))]
-               + sorted((ATTACKS.parent / "hostile_more2").glob("*.ipynb")))
+ATTACKS = CORPUS   # tests/attacks/<threat>/
+ALL_HOSTILE = (CORPUS.glob("*.py") + sorted(HOSTILE.glob("*.py")) + CORPUS.glob("*.ipynb"))
 FAST = fast_limits(call_timeout=3.0, startup_timeout=8.0)
 PASSED = ("passed", "")
 
@@ -115,7 +112,17 @@ def test_a_worker_started_before_the_probe_answers_is_stopped_when_it_says_no(sp
 
 
 def test_every_attack_file_is_graded_here():
-    assert {p.name for p in ATTACKS.glob("*.py")} == set(GRADED_HERE)
+    assert all((CORPUS / name).is_file() for name in GRADED_HERE)
+
+
+def test_every_attack_file_is_graded_somewhere():
+    """Each file of tests/attacks/<threat>/ is named by a test (a corpus file nothing runs
+    proves nothing)."""
+    root = Path(__file__).resolve().parents[1]
+    tests = "\n".join(p.read_text(encoding="utf-8") for p in root.rglob("test_*.py"))
+    unnamed = [p.name for p in CORPUS.glob("*") if p.suffix in (".py", ".ipynb", ".cu")
+               and p.name not in tests and p.stem not in tests]
+    assert unnamed == []
 
 
 # ----------------------------------------------------------------------------- grader's own

@@ -6,7 +6,7 @@ and in a batch the pairwise similarity report), token by token: five million tok
 about a minute per file in every batch, time no per-submission budget counts.
 
 Expected: the whole file is fingerprinted, in time linear in its size (a token cap, tried
-first, was a place to hide a copy: hostile_more4/copy_evasion.py); it is compared, and graded
+first, was a place to hide a copy: tests/attacks/similarity/copy_evasion.py); it is compared, and graded
 as usual.
 """
 import numpy as np
