@@ -5,10 +5,14 @@
     andrea-audit spec [SPEC] [--format text|json|markdown]
     andrea-audit impl TARGET... [--spec S] [--out DIR] [--format markdown,html,json]
                                 [--profile P] [--select ID] [--strict]
+    andrea-audit suite [--spec S] [--target andrea_ref | andrea_gpu | PATH] [--jobs N]
+                       [--scheduler ADDRESS] [--sample N] [--format text|md|html|json]
+                       [--output FILE] [--min-score PCT]
 
 Exit status: 0 all agree; 1 findings (docs: a mismatch, or an ambiguity with --strict; spec: the
 file does not load or contradicts itself; impl: a clause fails or errors for a target, or with
---strict is not covered); 2 bad usage or unreadable input.
+--strict is not covered; suite: the mutation score is below --min-score); 2 bad usage or
+unreadable input.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from graders.conformance.sources import PYTHON_SUFFIXES
 from spec import SpecError, load_spec
 
 from . import render as rep
+from .suite import SuiteAuditError
 
 _IMPL_FORMATS = {"markdown": "md", "html": "html", "json": "json"}
 
@@ -65,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--select", action="append", metavar="ID",
                    help="run only checks whose id or clause matches (fnmatch; repeatable)")
     i.add_argument("--strict", action="store_true", help="a clause no check covers fails too")
+
+    from .suite_cli import add_suite_parser
+    add_suite_parser(sub)
     return p
 
 
@@ -75,8 +83,13 @@ def main(argv=None) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     try:
-        return {"docs": _docs, "spec": _spec, "impl": _impl}[args.command](args)
+        from .suite_cli import run_suite
+        return {"docs": _docs, "spec": _spec, "impl": _impl,
+                "suite": run_suite}[args.command](args)
     except _UsageError as exc:
+        print(f"andrea-audit {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except SuiteAuditError as exc:
         print(f"andrea-audit {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

@@ -162,14 +162,16 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _run_local(payloads, jobs, on_done):
+def _run_local(payloads, jobs, on_done, *, task=None, initializer=None):
+    """Run `task` (default: grade_task) on each payload in a pool of `jobs` processes;
+    on_done(payload, result) as each finishes (andrea-audit suite runs mutants with it)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx,
-                             initializer=_pool_process) as pool:
-        futures = {pool.submit(grade_task, p): p for p in payloads}
+                             initializer=initializer or _pool_process) as pool:
+        futures = {pool.submit(task or grade_task, p): p for p in payloads}
         try:
             for fut in as_completed(futures):
                 on_done(futures[fut], _result(fut))
@@ -186,7 +188,7 @@ def _pool_process() -> None:
     replay.enable()
 
 
-def _run_dask(payloads, address, on_done):
+def _run_dask(payloads, address, on_done, *, task=None):
     try:
         from distributed import Client, as_completed
     except ImportError as exc:
@@ -198,7 +200,7 @@ def _run_dask(payloads, address, on_done):
     try:
         futures = {}
         for p in payloads:
-            f = client.submit(grade_task, p, pure=False)
+            f = client.submit(task or grade_task, p, pure=False)
             futures[f] = p
         for fut in as_completed(list(futures)):
             on_done(futures[fut], _result(fut))
