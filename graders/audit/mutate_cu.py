@@ -198,6 +198,7 @@ def _functions(code: _Code) -> list[tuple[str, int, int]]:
 
 def _edits(code: _Code, lo: int, hi: int) -> list[_Edit]:
     t, out = code.t, []
+    lo_fn = lo
     for k in range(lo, hi + 1):
         s = t[k].text
         nxt = t[k + 1].text if k + 1 < len(t) else ""
@@ -225,8 +226,15 @@ def _edits(code: _Code, lo: int, hi: int) -> list[_Edit]:
             if len(parts) != 3:
                 continue
             init, cond, incr = (code.src(*p) for p in parts)
-            if "gridDim" in incr:
-                out.append(_Edit(t[k].start, code.end(close), f"if ({init}; {cond})",
+            if "gridDim" in incr or any(n in incr for n in _grid_steps(code, lo_fn, k)):
+                # the body's own continue/break (not an inner loop's) leave the thread: return
+                last = code.statement_end(close + 1)
+                body = code.text[code.end(close):code.end(last)]
+                base = code.end(close)
+                for j in reversed(_own_jumps(code, close + 1, last)):
+                    a = t[j].start - base
+                    body = body[:a] + "return" + body[a + len(t[j].text):]
+                out.append(_Edit(t[k].start, code.end(last), f"if ({init}; {cond})" + body,
                                  "drop_grid_stride",
                                  f"for ({init}; {cond}; {incr})  ->  if ({init}; {cond})", k))
             out.extend(_bound_flips(code, *parts[1], f"for (...; {cond}; ...)"))
@@ -247,6 +255,38 @@ def _edits(code: _Code, lo: int, hi: int) -> list[_Edit]:
                 else:
                     out.append(_Edit(t[k + 2].start, code.end(close - 1), "true",
                                      "remove_id_check", f"if ({cond})  ->  if (true)", k))
+    return out
+
+
+def _grid_steps(code: _Code, lo: int, k: int) -> set[str]:
+    """Names declared before token k in the function whose initializer reads gridDim (a
+    grid-stride step kept in a variable: ``const size_t step = blockDim.x * gridDim.x;``)."""
+    t, out = code.t, set()
+    for j in range(lo, k):
+        if t[j].text == "=" and t[j - 1].kind == "ident":
+            end = j
+            while end < k and t[end].text != ";":
+                end += 1
+            if any(t[x].text == "gridDim" for x in range(j, end)):
+                out.add(t[j - 1].text)
+    return out
+
+
+def _own_jumps(code: _Code, lo: int, hi: int) -> list[int]:
+    """Tokens `continue` / `break` in statements [lo, hi] that belong to this loop (not to a
+    loop or switch nested in it)."""
+    t, out, k = code.t, [], lo
+    while k <= hi:
+        s = t[k].text
+        if s in ("for", "while", "switch") and k + 1 <= hi and t[k + 1].text == "(":
+            k = code.statement_end(k) + 1
+            continue
+        if s == "do":
+            k = code.statement_end(k + 1) + 1
+            continue
+        if s in ("continue", "break") and t[k].kind == "ident":
+            out.append(k)
+        k += 1
     return out
 
 

@@ -42,6 +42,7 @@ import signal
 import sys
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -71,6 +72,10 @@ class Target:
     entry: str                      # the file to import (a package's __init__.py) or the .cu
     package: str | None = None      # the package folder's name when the target is a package
     mutable: tuple[str, ...] = ()   # the files whose functions are mutated
+    # Top-level packages whose modules are part of the target although it imports them by
+    # absolute name (the reference's argument checks, andrea_runtime/validate.py): their files
+    # sit under that name in `files`, and a mutant's copy imports them relatively.
+    vendored: tuple[str, ...] = ()
 
 
 def resolve_target(arg: str, *, sandbox: str = "auto") -> Target:
@@ -114,7 +119,12 @@ def _bundled(name: str) -> Target:
                       cu.name, None, (cu.name,))
     pkg = root / name
     files = {f.name: f.read_text(encoding="utf-8") for f in sorted(pkg.glob("*.py"))}
-    return Target(name, "python", True, files, "__init__.py", name, tuple(files))
+    # the argument checks every implementation shares (the errors the spec prescribes)
+    validate = root / "andrea_runtime" / "validate.py"
+    files["andrea_runtime/__init__.py"] = ""
+    files["andrea_runtime/validate.py"] = validate.read_text(encoding="utf-8")
+    return Target(name, "python", True, files, "__init__.py", name, tuple(files),
+                  ("andrea_runtime",))
 
 
 # ----------------------------------------------------------------------------- mutants
@@ -138,7 +148,8 @@ def contract_reach(target: Target, contract: Iterable[str]) -> dict[tuple[str, s
             raise SuiteAuditError(f"--target {target.name}: {rel} does not parse "
                                   f"(line {exc.lineno}: {exc.msg})") from None
     modules = {_module_name(rel): rel for rel in trees}
-    namespaces = {rel: _namespace(rel, tree, modules) for rel, tree in trees.items()}
+    namespaces = {rel: _namespace(rel, tree, modules, target.vendored)
+                  for rel, tree in trees.items()}
     graph: dict[tuple[str, str], set[tuple[str, str]]] = {}
     for rel, tree in trees.items():
         ns = namespaces[rel]
@@ -179,7 +190,8 @@ def _module_name(rel: str) -> str:
     return "" if name == "__init__" else name.removesuffix(".__init__")
 
 
-def _namespace(rel: str, tree: ast.Module, modules: dict[str, str]) -> dict:
+def _namespace(rel: str, tree: ast.Module, modules: dict[str, str],
+               vendored: tuple[str, ...] = ()) -> dict:
     """Names a module binds at top level: name -> (file, qualname) of a def, or
     ("module", file) for a sibling module, or None for anything else."""
     here = _module_name(rel)
@@ -198,7 +210,7 @@ def _namespace(rel: str, tree: ast.Module, modules: dict[str, str]) -> dict:
                 parts = pkg.split(".") if pkg else []
                 parts = parts[:len(parts) - (node.level - 1)] if node.level > 1 else parts
                 base = ".".join(p for p in parts + ([base] if base else []) if p)
-            if not node.level:
+            if not node.level and base.split(".")[0] not in vendored:
                 continue   # an absolute import: another package, never the target's code
             for a in node.names:
                 name = a.asname or a.name
@@ -250,8 +262,9 @@ def plan_mutants(target: Target, spec, *, operators=None) -> list[Planned]:
         kernel_clauses = {c.id for c in spec.clauses if c.group in groups}
         chosen = [c for c in checks if set(c.clauses) & kernel_clauses]
         out = []
+        entries = [e.name for e in spec.kernels.entry_points] if spec.kernels else None
         for m in mutate_cu.cuda_mutants(target.files[target.entry], target.entry,
-                                        operators=operators):
+                                        entries=entries, operators=operators):
             fns = mutate_cu.contract_functions_of(m, target.files[target.entry])
             out.append(_planned(m, fns, chosen, spec))
         return out
@@ -520,6 +533,8 @@ def _materialised(payload: dict, mutated: bool):
             dest = root / (f"{entry_module}.py" if not payload["package"]
                            and rel == payload["entry"] else rel)
             dest.parent.mkdir(parents=True, exist_ok=True)
+            if payload.get("vendored") and rel.endswith(".py"):
+                text = _relative_imports(text, payload["vendored"], rel.count("/") + 1)
             dest.write_text(text, encoding="utf-8")
         sys.path.insert(0, str(tmp))
         changed = root / (f"{entry_module}.py" if not payload["package"]
@@ -534,6 +549,26 @@ def _materialised(payload: dict, mutated: bool):
             if tag in name or name.startswith("andrea_impl_"):
                 sys.modules.pop(name, None)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _relative_imports(text: str, packages, level: int) -> str:
+    """`text` with ``from PKG... import x`` made relative (`level` dots) for PKG in
+    `packages`: the copy's own vendored modules, not the installed ones."""
+    import libcst as cst
+    from libcst.helpers import get_full_name_for_node
+
+    class _Rel(cst.CSTTransformer):
+        def leave_ImportFrom(self, original, updated):
+            if updated.relative or updated.module is None:
+                return updated
+            if (get_full_name_for_node(updated.module) or "").split(".")[0] in packages:
+                return updated.with_changes(relative=[cst.Dot()] * level)
+            return updated
+
+    try:
+        return cst.parse_module(text).visit(_Rel()).code
+    except cst.ParserSyntaxError:
+        return text
 
 
 def _load_spec(payload):
@@ -558,10 +593,12 @@ def mutant_task(payload: dict) -> dict:
     t0 = time.perf_counter()
     spec = _load_spec(payload)
     try:
-        if payload["trusted"]:
-            out = _run_trusted(payload, spec)
-        else:
-            out = _run_sandboxed(payload, spec)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # a mutant's RuntimeWarnings are no news
+            if payload["trusted"]:
+                out = _run_trusted(payload, spec)
+            else:
+                out = _run_sandboxed(payload, spec)
     except _Timeout:
         out = {"status": "killed", "killed_by": {"check": None, "clauses": [],
                                                  "message": "timed out (the mutant hangs)"}}
@@ -717,36 +754,35 @@ def _run_sandboxed(payload: dict, spec) -> dict:
 
 
 def _sandboxed_differential(payload, spec) -> dict:
-    from graders.grade.grading import contract_functions
-    from graders.grade.proxy import SubmissionProxy
-    from graders.grade.sandbox import Limits, choose_mode, prepare
+    """The differential run of an untrusted target: original and mutant each in a worker of its
+    own (graders/grade/session.py), compared here, in the grader's process."""
     from graders.conformance.registry import all_checks
+    from graders.grade.grading import contract_functions
+    from graders.grade.sandbox import Limits, choose_mode
+    from graders.grade.session import Session
 
     mode, _ = choose_mode(payload["sandbox"])
-    limits = Limits()
-    kernel = payload["kind"] == "kernel"
-    sides = []
+    sessions = []
     try:
+        proxies = []
         for mutated in (False, True):
             files = {k: v.encode("utf-8") for k, v in payload["files"].items()}
             if mutated:
                 files[payload["file"]] = payload["mutated"].encode("utf-8")
-            scratch = prepare(files, payload["entry"], kernel=kernel,
+            session = Session(files, payload["entry"], functions=contract_functions(spec),
+                              limits=Limits(), mode=mode, kernel=payload["kind"] == "kernel",
                               kernel_contract=spec.raw.get("kernels"))
-            proxy = SubmissionProxy(scratch, limits, mode, contract_functions(spec))
-            sides.append((scratch, proxy))
-            if not proxy.start().ok:
+            sessions.append(session)
+            if not session.start().ok:
                 return {"status": "killed", "killed_by": {"check": None, "clauses": [],
                                                           "message": "does not import"}}
+            proxies.append(session.proxy)
         by_id = {c.id: c for c in all_checks(spec)}
-        return _differential(payload, spec, sides[0][1], sides[1][1],
+        return _differential(payload, spec, proxies[0], proxies[1],
                              [by_id[i] for i in payload["checks"]])
     finally:
-        for scratch, proxy in sides:
-            try:
-                proxy.close()
-            finally:
-                scratch.cleanup()
+        for session in sessions:
+            session.close()
 
 
 # ----------------------------------------------------------------------------- the audit
@@ -756,6 +792,7 @@ def payloads(target: Target, spec, planned: list[Planned], *, profile=FAST_PROFI
     spec_text = Path(spec.path).read_text(encoding="utf-8")
     return [{
         "id": p.mutant.id, "kind": target.kind, "trusted": target.trusted,
+        "vendored": list(target.vendored),
         "files": target.files, "entry": target.entry, "package": target.package,
         "file": p.mutant.file, "mutated": p.mutant.mutated, "checks": list(p.checks),
         "lines": changed_lines(p.mutant),

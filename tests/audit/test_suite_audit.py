@@ -167,3 +167,26 @@ def test_the_sampled_audit_keeps_the_floor(spec):
     survivors = [m["id"] for m in r["mutants"] if m["status"] in ("survived", "unreached")]
     assert r["score"] >= SAMPLE_FLOOR, (r["score"], survivors)
     assert cpu < 60, f"the sampled audit took {cpu:.1f} s of CPU"
+
+
+def _statuses(r):
+    return {m["id"]: (m["status"], (m.get("killed_by") or {}).get("check")) for m in r["mutants"]}
+
+
+def test_a_pool_and_a_dask_cluster_give_the_verdicts_of_one_process(spec):
+    distributed = pytest.importorskip("distributed")
+    kw = dict(operators=["sqrt", "reduction", "in_place"])
+    alone = S.audit_suite(spec, "andrea_ref", **kw)
+    assert alone["run"] >= 3
+    pooled = S.audit_suite(spec, "andrea_ref", jobs=2, **kw)
+    assert _statuses(pooled) == _statuses(alone)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        remote = S.audit_suite(spec, "andrea_ref", scheduler=cluster.scheduler_address, **kw)
+    assert _statuses(remote) == _statuses(alone)
+
+
+def test_an_unreachable_scheduler_is_one_clear_error(spec):
+    pytest.importorskip("distributed")
+    with pytest.raises(S.SuiteAuditError, match="cannot reach the Dask scheduler"):
+        S.audit_suite(spec, "andrea_ref", operators=["sqrt"], scheduler="tcp://127.0.0.1:9")

@@ -197,6 +197,20 @@ def test_cuda_operator_writes_the_expected_mutant(operator):
         assert "unused" not in m.description and "unused" not in (m.function or "")
 
 
+def test_a_dropped_grid_stride_loop_still_builds_its_jumps_leave_the_thread():
+    (m,) = [m for m in cuda_mutants(KERNEL, "k.cu") if m.operator == "drop_grid_stride"]
+    assert "        if (!ok(id, rows)) return;" in m.mutated
+    assert "c += blockDim.x)" in m.mutated          # the inner (block-stride) loop is kept
+
+
+def test_a_grid_stride_step_kept_in_a_variable_is_recognised():
+    src = ("extern \"C\" __global__ void k(float *o, int n) {\n"
+           "    const int step = blockDim.x * gridDim.x;\n"
+           "    for (int i = threadIdx.x; i < n; i += step) o[i] = 0;\n}\n")
+    (m,) = [m for m in cuda_mutants(src, "k.cu") if m.operator == "drop_grid_stride"]
+    assert "    if (int i = threadIdx.x; i < n) o[i] = 0;" in m.mutated
+
+
 def test_cuda_removes_the_skip_of_a_bad_id_and_never_mutates_casts():
     ms = cuda_mutants(KERNEL, "k.cu")
     assert any("if (!ok(id, rows)) continue;" not in m.mutated
