@@ -7,6 +7,8 @@ giving the same answers, as the notebook read by the kit."""
 
 from __future__ import annotations
 
+import sys
+
 import nbformat
 import numpy as np
 import pytest
@@ -163,6 +165,10 @@ def test_the_corpus_notebooks_run_by_ipython_define_the_same_functions(tmp_path)
              "embed_backward": (np.array([1, 1]), np.ones((2, 3), np.float32), 4, 5),
              "dot": ([1.0, 2.0], [3.0, 4.0]), "norm": ([3.0, 4.0],),
              "cosine_similarity": ([1.0, 0.0], [1.0, 1.0])}
+    # IPython's shell puts its own module in sys.modules['__main__'] (without __spec__) and its
+    # own display and exception hooks in sys: put back what this process had, or every later
+    # test that starts a process by 'spawn' (the batch's pool) fails in multiprocessing.
+    kept = (sys.modules["__main__"], sys.displayhook, sys.excepthook)
     shell = InteractiveShell.instance()
     try:
         for path in RUN_BY_IPYTHON:
@@ -186,3 +192,4 @@ def test_the_corpus_notebooks_run_by_ipython_define_the_same_functions(tmp_path)
                 assert all(np.array_equal(x, y) for x, y in pairs), (path, fn)
     finally:
         InteractiveShell.clear_instance()
+        sys.modules["__main__"], sys.displayhook, sys.excepthook = kept
