@@ -137,7 +137,11 @@ def generate(include: Path) -> list[tuple[str, str]]:
 def listed() -> dict[str, str]:
     """The committed list: entry -> header."""
     out = {}
-    for line in LIST.read_text(encoding="utf-8").splitlines():
+    try:
+        text = LIST.read_text(encoding="utf-8")
+    except OSError:  # an install without its data: no name is known to be CUDA's
+        return out
+    for line in text.splitlines():
         if line.strip() and not line.startswith("#"):
             entry, _, header = line.partition("\t")
             out[entry] = header
