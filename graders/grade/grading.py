@@ -245,14 +245,15 @@ def kernel_limits(limits: Limits) -> Limits:
         startup_timeout=min(limits.startup_timeout * KERNEL_STARTUP_FACTOR, limits.total_timeout))
 
 
-def _kernel_hints(results: list[CheckResult]) -> None:
-    """Hints of a kernel submission speak of kernels, not Python loops or imports."""
+def _kernel_hints(results: list[CheckResult], imp: dict | None = None) -> None:
+    """Hints of a kernel submission speak of kernels, not Python loops or imports (and of the
+    checker's gap where the executor could not build a kernel that compiles for the GPU)."""
     for r in results:
         fault = FaultKind.of((r.details or {}).get("fault"))
         if r.cause == Cause.FAULT and fault == FaultKind.TIMEOUT:
             r.hint = r.hint or M.HINT_TIMEOUT_KERNEL
         elif r.cause == Cause.IMPORT_ERROR:
-            r.hint = r.hint or M.IMPORT_HINT_KERNEL
+            r.hint = r.hint or M.import_hint(imp or {}, True)
 
 
 def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limits | None = None,
@@ -295,7 +296,7 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
         run = _run_submission(sub, spec, checks, session, profile, select, on_result)
     results = [_bounded(r) for r in run.pop("results")]
     if sub.kind == "kernel":
-        _kernel_hints(results)
+        _kernel_hints(results, run.get("import"))
     meta.update(run)
     meta["not_run"] = [r.check_id for r in results if r.cause == Cause.BUDGET]
     rep = scoring.build(spec, results, meta=meta)

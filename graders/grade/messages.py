@@ -246,7 +246,8 @@ def fault_detail(detail: dict, t=None) -> str:
 def import_hint(imp: dict, kernel: bool) -> str:
     """The hint under an import failure: a kernel the checker's CPU executor cannot build
     (ExecutorGap: it compiles for the GPU) is not the student's to fix."""
-    if kernel and imp.get("type") == "ExecutorGap":
+    err = imp.get("error") if isinstance(imp.get("error"), dict) else imp
+    if kernel and err.get("type") == "ExecutorGap":
         return HINT_EXECUTOR_GAP
     return IMPORT_HINT_KERNEL if kernel else IMPORT_HINT
 

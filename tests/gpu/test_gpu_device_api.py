@@ -459,5 +459,28 @@ def test_a_kernel_the_executor_cannot_build_is_the_checkers_gap(tmp_path):
                                                r"checker's CPU executor does not provide yet"):
         host.load_kernel_submission(path, contract, validate, backend="cpu",
                                     compiled_for_gpu=True)
-    assert M.import_hint({"type": "ExecutorGap"}, True) == M.HINT_EXECUTOR_GAP
-    assert M.import_hint({"type": "SubmissionError"}, True) == M.IMPORT_HINT_KERNEL
+    gap = {"ok": False, "kind": "import", "error": {"type": "ExecutorGap", "msg": "..."}}
+    assert M.import_hint(gap, True) == M.HINT_EXECUTOR_GAP
+    gap["error"]["type"] = "SubmissionError"
+    assert M.import_hint(gap, True) == M.IMPORT_HINT_KERNEL
+
+
+def test_the_checkers_gap_through_the_grader(tmp_path):
+    """andrea-grade's report of such a kernel: the ExecutorGap and its hint, not 'fix this
+    error'."""
+    from graders.grade import formats, messages as M
+    from graders.grade.grading import grade, load_submission
+    from spec import load_spec
+    from tests.helpers import TEST_SANDBOX, fast_limits
+
+    src = (Path(__file__).resolve().parent / "kernels" / "submissions" /
+           "correct_grid_stride_rows.cu").read_text()
+    path = tmp_path / "gap.cu"
+    path.write_text(src.replace('extern "C"', 'static __device__ unsigned gap(unsigned x) '
+                                '{ return __vadd4(x, x); }\nextern "C"', 1))
+    rep = grade(load_submission(path), load_spec(), profile="dev", limits=fast_limits(),
+                sandbox=TEST_SANDBOX, select=["lookup_selects_row"])
+    assert rep["import"]["error"]["type"] == "ExecutorGap"
+    text = formats.text(rep, "en", width=1000)
+    assert "gap of the checker" in text and "Fix this error" not in text
+    assert {c["hint"] for c in rep["checks"]} == {M.HINT_EXECUTOR_GAP}
