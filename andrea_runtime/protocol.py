@@ -48,6 +48,9 @@ from .snapshot import same_bytes
 MAX_DEPTH = 32
 MAX_NODES = 1_000_000
 MAX_HEADER = 16 * 1024 * 1024
+#: Blobs one frame may carry (each becomes a view: 8 million zero-length blobs named in a
+#: 16 MiB header took 1.8 GB of the grader's memory). A frame holds a few arrays.
+MAX_BLOBS = 1 << 16
 # dtype kinds that may cross: bool, signed/unsigned ints, floats, complex, fixed-width str/bytes
 ARRAY_KINDS = "biufcUS"
 BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
@@ -631,6 +634,8 @@ def unpack(body: bytes | memoryview) -> tuple[dict, list]:
     lengths = header.get("blobs", [])
     if type(lengths) is not list:
         raise ProtocolError("bad blob lengths")
+    if len(lengths) > MAX_BLOBS:
+        raise ProtocolError(f"more than {MAX_BLOBS} blobs in one frame")
     pos, blobs, end = 4 + hlen, [], len(body)
     for n in lengths:
         if type(n) is not int or n < 0:

@@ -21,6 +21,7 @@ measurements behind the thresholds.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import hashlib
 import importlib.util
@@ -39,6 +40,7 @@ REFERENCE_THRESHOLD = 0.6
 PAIR_THRESHOLD = 0.7
 QUADRATIC_CODECS = ("punycode", "idna")
 QUADRATIC_CODEC_BYTES = 64 << 10
+MAX_OTHER_SOURCE = 256 << 10   # bytes of a file not named .py that is parsed to see if it is Python
 MAX_RESTARTS = 64          # broken places in one text read past (each restart reads on)
 REFERENCE_MODULE_MIN = 40   # fingerprints a reference module needs to be looked for alone
 MAX_FRAGMENTS = 200     # matched fragments shown for one pair
@@ -84,11 +86,16 @@ def _tokenize_run(lines, offset: int, out: list[str], where: list[int]) -> int |
             typ, s, line = tok.type, tok.string, tok.start[0] + offset
             if typ in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER):
                 continue
-            if typ == tokenize.NEWLINE:
-                out.append(";")
-                where.append(line)
+            if typ == tokenize.NEWLINE or (typ == tokenize.OP and s == ";"):
+                # one statement end, however written: 'a = 1; b = 2', a ';' before the line's
+                # end, and empty statements added between copied ones read as one line end
+                if not out or out[-1] != ";":
+                    out.append(";")
+                    where.append(line)
                 at_line_start = True
                 continue
+            if at_line_start and (s == "pass" or s == "..."):
+                continue     # a statement that does nothing, as filler between copied lines
             if typ in (tokenize.INDENT, tokenize.DEDENT):
                 out.append(">" if typ == tokenize.INDENT else "<")
                 where.append(where[-1] if where else line)   # the block the layout closes
@@ -228,9 +235,32 @@ def source_text(data: bytes) -> str:
 
 def python_parts(files: dict[str, bytes], module: str | None) -> list[tuple[str, str]]:
     """(file, text) of the Python files of a submission that are compared: every ``.py`` file
-    of it, in folders too (a copy in a subfolder is a copy), in the order `python_text` joins
-    them, each read as Python reads it (source_text)."""
-    return [(rel, source_text(files[rel])) for rel in sorted(files) if rel.endswith(".py")]
+    of it, in folders too (a copy in a subfolder is a copy), and every other file that is
+    Python source under another name (a copy kept in notes.txt and run with exec is a copy),
+    in the order `python_text` joins them, each read as Python reads it (source_text)."""
+    parts = []
+    for rel in sorted(files):
+        if rel.endswith(".py"):
+            parts.append((rel, source_text(files[rel])))
+        elif not rel.endswith(".ipynb") and (text := _python_under_another_name(files[rel])):
+            parts.append((rel, text))
+    return parts
+
+
+def _python_under_another_name(data: bytes) -> str | None:
+    """The text of a file that is not named .py but is Python source with at least one
+    statement that is not a bare string (prose and data do not parse as Python), else None.
+    Only files up to MAX_OTHER_SOURCE bytes are parsed (in linear time, under that cap)."""
+    if len(data) > MAX_OTHER_SOURCE or b"\0" in data:
+        return None
+    try:
+        text = data.decode("utf-8")
+        tree = ast.parse(text)
+    except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    code = [n for n in tree.body
+            if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+    return text if code else None
 
 
 def python_text(files: dict[str, bytes], module: str | None) -> str:

@@ -424,12 +424,37 @@ def test_a_reference_copy_is_flagged_however_it_is_handed_in(tmp_path):
     broken.mkdir()
     (broken / "a.py").write_text("x = '''never closed\n")
     (broken / "submission.py").write_text(copy)
+    # filler between statements: a ';' after each, and 'pass' statements between them
+    lines, ends = copy.splitlines(), _statement_ends(copy)
+    indent = [x[:len(x) - len(x.lstrip())] for x in lines]
+    variants["semicolons.py"] = "\n".join(x + ";" if n in ends else x
+                                          for n, x in enumerate(lines, 1))
+    variants["fillers.py"] = "\n".join(f"{x}\n{indent[n - 1]}pass" if n in ends else x
+                                       for n, x in enumerate(lines, 1))
+    elsewhere = tmp_path / "txt"          # the code kept in a file not named .py, run by exec
+    elsewhere.mkdir()
+    (elsewhere / "notes.txt").write_text(copy)
+    (elsewhere / "submission.py").write_text('exec(open("notes.txt").read())\n')
     for name, text in variants.items():
         (tmp_path / name).write_text(text)
-    for path in [tmp_path / "padding.py", utf7, folder, broken]:
+    for name in ("semicolons.py", "fillers.py"):
+        compile(variants[name], name, "exec")       # still valid Python
+    for path in [tmp_path / "padding.py", utf7, folder, broken, tmp_path / "semicolons.py",
+                 tmp_path / "fillers.py", elsewhere]:
         sub = load_submission(path)
         flags = reference_flags(python_parts(sub.files, sub.module))
         assert flags and flags[0]["kind"] == "reference_copy", path.name
+
+
+def _statement_ends(source: str) -> set[int]:
+    """The lines (1-based) of `source` on which a simple statement ends: a line ending in a
+    NEWLINE token whose last token is not ':' (a block's header)."""
+    import io
+    import tokenize
+
+    toks = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    return {t.start[0] for prev, t in zip(toks, toks[1:])
+            if t.type == tokenize.NEWLINE and prev.string != ":"}
 
 
 def test_identical_copies_in_a_small_class_are_flagged_and_no_honest_student_is():

@@ -101,3 +101,17 @@ def test_drop_written_keeps_exactly_the_unwritten_bytes(n):
     P.drop_written(parts, n)
     assert b"".join(bytes(p) for p in parts) == b"abcdefghij"[n:]
     assert all(len(p) for p in parts)
+
+
+def test_a_frame_naming_millions_of_empty_blobs_is_refused_before_any_view_is_made():
+    """A worker's first reply of {"blobs": [0, 0, ...]} (8 million zero-length blobs in a
+    16 MiB header) took 1.8 GB of the grader's memory, one view per blob: the count is bounded
+    before any view is made."""
+    import json
+    import struct
+
+    header = json.dumps({"ready": [], "blobs": [0] * (P.MAX_BLOBS + 1)}).encode()
+    with pytest.raises(P.ProtocolError, match="blobs in one frame"):
+        P.unpack(struct.pack(">I", len(header)) + header)
+    ok = json.dumps({"blobs": [0] * P.MAX_BLOBS}).encode()
+    assert len(P.unpack(struct.pack(">I", len(ok)) + ok)[1]) == P.MAX_BLOBS
