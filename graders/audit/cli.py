@@ -1,13 +1,16 @@
 """andrea-audit: where the spec, the implementations and the course documents disagree.
 
-    andrea-audit docs FILE... [--spec S] [--lang nl|ko|en|auto] [--format text|json|markdown]
-                              [--strict] [--no-numbers]
+    andrea-audit docs FILE... [--spec S] [--doc-lang nl|ko|en|auto]
+                              [--format text|json|markdown] [--strict] [--no-numbers]
     andrea-audit spec [SPEC] [--format text|json|markdown]
-    andrea-audit impl TARGET... [--spec S] [--out DIR] [--format markdown,html,json]
+    andrea-audit impl TARGET... [--spec S] [--output DIR] [--format markdown,html,json]
                                 [--profile P] [--select ID] [--strict]
     andrea-audit suite [--spec S] [--target andrea_ref | andrea_gpu | PATH] [--jobs N]
                        [--scheduler ADDRESS] [--sample N] [--format text|md|html|json]
                        [--output FILE] [--min-score PCT]
+
+(--doc-lang was --lang, and --output was --out: the old spellings work until the next release,
+with a note.)
 
 Exit status: 0 all agree; 1 findings (docs: a mismatch, or an ambiguity with --strict; spec: the
 file does not load or contradicts itself; impl: a clause fails or errors for a target, or with
@@ -22,6 +25,8 @@ import sys
 from pathlib import Path
 
 from graders import keep_cwd_clean
+from graders.conformance.options import (EXIT_USAGE, Parser, add_output, add_renamed, add_spec,
+                                         spec_error_line)
 from graders.conformance.profiles import DEFAULT_PROFILE, PROFILES
 from graders.conformance.sources import PYTHON_SUFFIXES
 from spec import SpecError, load_spec
@@ -32,22 +37,19 @@ from .suite import SuiteAuditError
 _IMPL_FORMATS = {"markdown": "md", "html": "html", "json": "json"}
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # exit 2 with the usage, as argparse does, but catchable
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
+_DOC_LANGS = ["nl", "ko", "en", "auto"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="andrea-audit", description=__doc__.split("\n\n")[0])
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = Parser(prog="andrea-audit", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     d = sub.add_parser("docs", help="check the numbers course documents state against the spec")
     d.add_argument("files", nargs="+", metavar="FILE")
-    d.add_argument("--spec", default=None, help="spec name or YAML path (default andrea-120m)")
-    d.add_argument("--lang", default="auto", choices=["nl", "ko", "en", "auto"],
-                   help="document language (default: detected per file)")
+    add_spec(d)
+    d.add_argument("--doc-lang", default="auto", choices=_DOC_LANGS,
+                   help="the documents' language (default: detected per file)")
+    add_renamed(d, "--lang", "--doc-lang", dest="doc_lang", choices=_DOC_LANGS)
     d.add_argument("--format", default="text", choices=["text", "json", "markdown"])
     d.add_argument("--strict", action="store_true", help="ambiguous numbers fail too (exit 1)")
     d.add_argument("--no-numbers", action="store_true",
@@ -60,9 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     i = sub.add_parser("impl", help="traceability matrix of clauses x checks x targets")
     i.add_argument("targets", nargs="+", metavar="TARGET",
                    help="module name (andrea_ref) or path to a .py file or package")
-    i.add_argument("--spec", default=None, help="spec name or YAML path (default andrea-120m)")
-    i.add_argument("--out", default=None, metavar="DIR",
-                   help="write audit-impl.md/.html/.json there (default: print to stdout)")
+    add_spec(i)
+    add_output(i, metavar="DIR", renamed=("--out",),
+               help="write audit-impl.md/.html/.json there (default: print to stdout)")
     i.add_argument("--format", default="markdown,html,json",
                    help="comma-separated: markdown, html, json (stdout gets the first)")
     i.add_argument("--profile", default=DEFAULT_PROFILE, choices=sorted(PROFILES),
@@ -86,23 +88,27 @@ def main(argv=None) -> int:
         from .suite_cli import run_suite
         return {"docs": _docs, "spec": _spec, "impl": _impl,
                 "suite": run_suite}[args.command](args)
-    except _UsageError as exc:
+    except _SpecUnusable as exc:
+        print(spec_error_line("andrea-audit", exc.__cause__ or exc), file=sys.stderr)
+        return EXIT_USAGE
+    except (_UsageError, SuiteAuditError) as exc:
         print(f"andrea-audit {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except SuiteAuditError as exc:
-        print(f"andrea-audit {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
 
 
 class _UsageError(Exception):
     pass
 
 
+class _SpecUnusable(Exception):
+    """--spec names no usable spec (its SpecError is the cause)."""
+
+
 def _load(spec_arg):
     try:
         return load_spec(spec_arg)
     except SpecError as exc:
-        raise _UsageError(f"--spec: {exc}") from None
+        raise _SpecUnusable() from exc
 
 
 def _docs(args) -> int:
@@ -112,7 +118,7 @@ def _docs(args) -> int:
     reports = []
     for f in args.files:
         try:
-            reports.append(audit_document(f, spec, None if args.lang == "auto" else args.lang))
+            reports.append(audit_document(f, spec, None if args.doc_lang == "auto" else args.doc_lang))
         except (DocumentError, LexiconError) as exc:
             raise _UsageError(str(exc)) from None
     if args.format == "json":
@@ -169,8 +175,8 @@ def _impl(args) -> int:
     except ValueError as exc:
         raise _UsageError(str(exc)) from None
     render = {"markdown": rep.matrix_markdown, "html": rep.matrix_html, "json": rep.matrix_json}
-    if args.out:
-        out = Path(args.out)
+    if args.output:
+        out = Path(args.output)
         try:
             out.mkdir(parents=True, exist_ok=True)
             for f in formats:
@@ -178,7 +184,7 @@ def _impl(args) -> int:
                 path.write_text(render[f](m), encoding="utf-8")
                 print(f"wrote {path}")
         except OSError as exc:
-            raise _UsageError(f"--out {args.out}: cannot write ({exc.strerror or exc})") from None
+            raise _UsageError(f"--output {args.output}: cannot write ({exc.strerror or exc})") from None
         for t in m["targets"]:
             counts = ", ".join(f"{v} {k}" for k, v in sorted(m["summary"][t["target"]].items()))
             print(f"{t['target']}: {counts}" + (f" (could not run: {t['error']})"

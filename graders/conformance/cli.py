@@ -4,6 +4,7 @@
     andrea-conform path/to/submission.py --spec gpt2-small --profile thorough
     andrea-conform mine.py --select 'EMB-*' --format json
     andrea-conform hw.ipynb --lang nl            # the report in Dutch (or ko: Korean)
+    andrea-conform hw.ipynb --format json --output report.json
 
 Exit status: 0 when every check passes (skipped optional checks are fine), 1 when any check
 fails, 2 when the run cannot start (unknown spec, import failure, bad arguments).
@@ -22,6 +23,8 @@ from graders import keep_cwd_clean
 from spec import SpecError, load_spec
 
 from .error_inputs import ERROR_INPUTS, listing
+from .options import (EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_lang, add_output, add_spec,
+                      spec_error_line)
 from .profiles import DEFAULT_PROFILE, PROFILES
 from .registry import RegistryError, SelectionError, all_checks, select as select_checks
 from .explain import LABEL, explain, summary_line
@@ -41,15 +44,15 @@ def build_parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("target", nargs="?", help="implementation: module name, a .py file, a .ipynb notebook, "
                         "or a folder holding one of them")
-    p.add_argument("--spec", default=None, help="bundled spec name or YAML path (default andrea-120m)")
+    add_spec(p)
     p.add_argument("--profile", default=DEFAULT_PROFILE, choices=sorted(PROFILES),
                    help="Hypothesis profile (default: %(default)s)")
     p.add_argument("--select", action="append", metavar="ID",
                    help="only checks whose id or clause matches (fnmatch; repeatable)")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    add_output(p, help="write the report here instead of stdout")
     p.add_argument("--list", action="store_true", help="list the checks and their clauses, then exit")
-    p.add_argument("--lang", default="en", choices=LANGUAGES,
-                   help="language of the report: en, nl (Dutch) or ko (Korean)")
+    add_lang(p, LANGUAGES)
     # the grader's time limits (the same options and defaults as andrea-grade's)
     p.add_argument("--call-timeout", type=_seconds, default=CALL_SECONDS, metavar="S",
                    help="wall seconds per call into the submission, as the grader charges "
@@ -80,9 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         spec = load_spec(args.spec)
         checks = select_checks(all_checks(spec), args.select)
-    except (SpecError, RegistryError, SelectionError) as exc:
+    except SpecError as exc:
+        err.print(escape(spec_error_line("andrea-conform", exc)))
+        return EXIT_USAGE
+    except (RegistryError, SelectionError) as exc:
         err.print(f"andrea-conform: {escape(str(exc))}")
-        return 2
+        return EXIT_USAGE
     if args.list:
         for c in checks:
             out.print(f"{c.id:40} {', '.join(c.clauses):32} {escape(c.doc)}")
@@ -96,26 +102,43 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.target:
         err.print("andrea-conform: give the implementation to check, e.g. andrea-conform andrea_ref")
-        return 2
+        return EXIT_USAGE
+    if args.output:
+        from pathlib import Path
+
+        if not Path(args.output).resolve().parent.is_dir():
+            err.print(f"andrea-conform: --output {escape(args.output)}: the folder does not exist")
+            return EXIT_USAGE
+        try:
+            written = open(args.output, "w", encoding="utf-8")   # noqa: SIM115 - closed below
+        except OSError as exc:
+            err.print(f"andrea-conform: --output {escape(args.output)}: cannot write "
+                      f"({escape(exc.strerror or str(exc))})")
+            return EXIT_USAGE
+        out = Console(file=written, highlight=False, soft_wrap=True)
+    else:
+        written = None
     if args.target.endswith(KERNEL_SUFFIX) and args.select is None and spec.kernels is not None:
         args.select = [c.id for c in spec.clauses if c.group in spec.kernels.groups]
     t = Translator(args.lang)
     # --format json: stdout is the report alone; what the submission prints goes to stderr
     report = _StdoutToStderr() if args.format == "json" else None
     try:
-        return _conform(args, spec, t, out, err, report)
+        return _conform(args, spec, t, out, err, report, written)
     finally:
         if report is not None:
             report.restore()
+        if written is not None:
+            written.close()
         remove_import_rules()
 
 
-def _conform(args, spec, t, out, err, report) -> int:
+def _conform(args, spec, t, out, err, report, written=None) -> int:
     try:
         impl = load_impl(args.target, submission_rules=True)
     except ImplementationLoadError as exc:
         err.print(f"andrea-conform: {escape(exc.translated(t))}")
-        return 2
+        return EXIT_USAGE
 
     source = getattr(impl, "__andrea_source__", None)
     notes = [dropped_note(d, t) for d in source.dropped] if source is not None else []
@@ -143,7 +166,7 @@ def _conform(args, spec, t, out, err, report) -> int:
                                          total=args.total_timeout))
     ok = all(r.status not in (FAILED, ERROR, NOT_RUN) for r in results)
     if args.format == "json":
-        stream = report.restore()
+        stream = report.restore() if written is None else written
         json.dump({"target": args.target, "spec": spec.name, "profile": args.profile,
                    "passed": ok, "notes": notes, "results": [r.to_dict() for r in results]},
                   stream, indent=2)
@@ -153,7 +176,7 @@ def _conform(args, spec, t, out, err, report) -> int:
         out.print((f"[green]{escape(t(MSG_CONFORMS))}[/]: " if ok
                    else f"[bold red]{escape(t(MSG_DOES_NOT_CONFORM))}[/]: ")
                   + escape(summary_line(results, args.lang)))
-    return 0 if ok else 1
+    return EXIT_OK if ok else EXIT_FINDINGS
 
 
 class _StdoutToStderr:

@@ -20,13 +20,15 @@ import tempfile
 import time
 from pathlib import Path
 
+from graders.conformance.options import (EXIT_OK, EXIT_USAGE, Parser, add_lang, add_output,
+                                         add_spec, spec_error_line)
 from graders.conformance.profiles import PROFILES
 
 from .formats import FORMATS, render
 from .i18n import LANGUAGES
 from .sandbox import Limits
 
-EXIT_OK, EXIT_GRADER = 0, 2
+EXIT_GRADER = EXIT_USAGE   # the grader itself cannot run (andrea-grade's exit status 2)
 COMMANDS = """other commands:
   andrea-grade batch DIR [--jobs N] [--csv PATH] ...   grade every submission in DIR into a
                                                       gradebook (andrea-grade batch --help)
@@ -38,10 +40,10 @@ COMMANDS = """other commands:
 
 
 def _common(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--spec", default=None, help="bundled spec name or YAML path (andrea-120m)")
+    add_spec(ap)
     ap.add_argument("--profile", default="grading", choices=sorted(PROFILES),
                     help="Hypothesis profile (default: %(default)s)")
-    ap.add_argument("--lang", default="en", choices=LANGUAGES, help="feedback language")
+    add_lang(ap, LANGUAGES, "the feedback")
     ap.add_argument("--sandbox", default="auto", choices=("auto", "bwrap", "container", "none"),
                     help="auto, bwrap: isolate with bubblewrap, or refuse to grade where it "
                          "cannot run (fail closed); container: for a disposable container "
@@ -85,7 +87,8 @@ def _load_spec(name):
     try:
         return load_spec(name)
     except SpecError as exc:
-        raise SystemExit(_fail(str(exc)))
+        print(spec_error_line("andrea-grade", exc), file=sys.stderr)
+        raise SystemExit(EXIT_GRADER) from None
 
 
 def write_atomic(path: str | Path, data: str) -> None:
@@ -104,17 +107,14 @@ def write_atomic(path: str | Path, data: str) -> None:
         raise
 
 
-def grade_main(argv) -> int:
-    ap = argparse.ArgumentParser(prog="andrea-grade",
-                                 description="Grade one submission (a .py file, a folder with "
-                                             "one module, or a .cu kernel source).",
-                                 epilog=COMMANDS,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+def _grade_options(ap) -> None:
     ap.add_argument("submission")
     ap.add_argument("--format", default="text", choices=FORMATS)
-    ap.add_argument("--output", default=None, help="write here instead of stdout")
+    add_output(ap, help="write here instead of stdout")
     _common(ap)
-    args = ap.parse_args(argv)
+
+
+def grade_main(args) -> int:
     started = time.monotonic()   # the report's execution_time: from here to the report
     from .grading import GraderError, grade, load_submission, require_isolation
 
@@ -142,9 +142,7 @@ def grade_main(argv) -> int:
     return EXIT_OK
 
 
-def batch_main(argv) -> int:
-    ap = argparse.ArgumentParser(prog="andrea-grade batch",
-                                 description="Grade every submission in DIR into a gradebook.")
+def _batch_options(ap) -> None:
     ap.add_argument("dir")
     ap.add_argument("--jobs", type=int, default=None,
                     help="submissions graded in parallel (default: the usable cores)")
@@ -164,7 +162,9 @@ def batch_main(argv) -> int:
                          "fingerprints (0..1, default 0.7)")
     ap.add_argument("--no-progress", action="store_true")
     _common(ap)
-    args = ap.parse_args(argv)
+
+
+def batch_main(args) -> int:
     from .batch import BatchError, default_jobs, run_batch
 
     spec = _load_spec(args.spec)
@@ -199,16 +199,10 @@ def batch_main(argv) -> int:
     return EXIT_OK
 
 
-def zip_main(argv) -> int:
-    from graders.conformance.profiles import PROFILES
-
-    ap = argparse.ArgumentParser(prog="andrea-grade gradescope-zip",
-                                 description="Write the autograder zip Gradescope expects: "
-                                             "setup.sh, run_autograder and this package as a "
-                                             "wheel (built from the source tree).")
-    ap.add_argument("--output", required=True, help="the zip to write (autograder.zip)")
-    ap.add_argument("--spec", default=None, help="bundled spec name or YAML path (andrea-120m)")
-    ap.add_argument("--lang", default="en", choices=LANGUAGES, help="feedback language")
+def _zip_options(ap) -> None:
+    add_output(ap, required=True, help="the zip to write (autograder.zip)")
+    add_spec(ap)
+    add_lang(ap, LANGUAGES, "the students' feedback")
     ap.add_argument("--profile", default="grading", choices=sorted(PROFILES),
                     help="Hypothesis profile used on Gradescope (default: grading)")
     ap.add_argument("--sandbox", default="container", choices=("container", "auto", "bwrap"),
@@ -219,7 +213,9 @@ def zip_main(argv) -> int:
                     help="then unpack the zip into a scratch /autograder layout and run its "
                          "run_autograder on the bundled correct and buggy examples in the "
                          "zip's mode, validating results.json (exit status 1 if it fails)")
-    args = ap.parse_args(argv)
+
+
+def zip_main(args) -> int:
     from .gradescope_zip import ZipError, build_zip, check_zip
 
     _load_spec(args.spec)
@@ -237,13 +233,11 @@ def zip_main(argv) -> int:
     return EXIT_OK
 
 
-def kit_main(argv) -> int:
-    ap = argparse.ArgumentParser(prog="andrea-grade student-kit",
-                                 description="Build the students' self-check wheel "
-                                             "(andrea-selfcheck): the checks, the spec and "
-                                             "andrea-conform, without the reference.")
-    ap.add_argument("--output", required=True, help="folder to write the wheel into")
-    args = ap.parse_args(argv)
+def _kit_options(ap) -> None:
+    add_output(ap, required=True, metavar="DIR", help="folder to write the wheel into")
+
+
+def kit_main(args) -> int:
     from .gradescope_zip import ZipError, build_selfcheck_wheel
 
     if Path(args.output).exists() and not Path(args.output).is_dir():
@@ -256,20 +250,45 @@ def kit_main(argv) -> int:
     return EXIT_OK
 
 
+#: The subcommands: name -> (options, what it does, the function that runs it).
+SUBCOMMANDS = {
+    "grade": (_grade_options, "Grade one submission (a .py file, a folder with one module, or "
+                              "a .cu kernel source).", grade_main),
+    "batch": (_batch_options, "Grade every submission in DIR into a gradebook.", batch_main),
+    "gradescope-zip": (_zip_options, "Write the autograder zip Gradescope expects: setup.sh, "
+                                     "run_autograder and this package as a wheel (built from "
+                                     "the source tree).", zip_main),
+    "student-kit": (_kit_options, "Build the students' self-check wheel (andrea-selfcheck): the "
+                                  "checks, the spec and andrea-conform, without the reference.",
+                    kit_main),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """andrea-grade's parser: one subparser per command. ``andrea-grade SUBMISSION ...`` is the
+    ``grade`` command (its name may be left out, and is in the usage)."""
+    p = Parser(prog="andrea-grade", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for name, (options, what, _) in SUBCOMMANDS.items():
+        prog = "andrea-grade" if name == "grade" else f"andrea-grade {name}"
+        sp = sub.add_parser(name, prog=prog, description=what, help=what,
+                            epilog=COMMANDS if name == "grade" else None,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+        options(sp)
+    return p
+
+
 def main(argv=None) -> int:
     from graders import keep_cwd_clean
 
     keep_cwd_clean()
     argv = list(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    if not argv or argv[0] not in SUBCOMMANDS:
+        argv = ["grade", *argv]          # andrea-grade SUBMISSION: the grade command
     try:
-        if argv and argv[0] == "batch":
-            return batch_main(argv[1:])
-        if argv and argv[0] == "student-kit":
-            return kit_main(argv[1:])
-        if argv and argv[0] == "gradescope-zip":
-            return zip_main(argv[1:])
-        return grade_main(argv)
+        args = build_parser().parse_args(argv)
+        return SUBCOMMANDS[args.command][2](args)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else EXIT_GRADER
     except KeyboardInterrupt:
