@@ -409,6 +409,9 @@ def _run_submission(sub, spec, checks, session: Session, profile, select, on_res
     except OSError as exc:
         raise GraderError(f"{sub.name}: the grader could not prepare its scratch folder "
                           f"({exc.strerror or type(exc).__name__})") from None
+    except SandboxError as exc:
+        raise GraderError(f"{sub.name}: the grader's sandbox failed ({exc}); this is not the "
+                          "submission's fault") from None
 
     def body(proxy, outcome) -> dict:
         run: dict = {}

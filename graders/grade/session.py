@@ -95,7 +95,7 @@ class Session:
         session = cls(mode=mode, **kwargs)
         try:
             proxy = session.prepare()
-        except (RuntimeError, OSError):
+        except (RuntimeError, OSError, SandboxError):
             session.close()
             return None
         try:

@@ -57,3 +57,19 @@ def test_a_session_prepared_and_closed_leaves_no_scratch_folder():
     s.close(into=run)
     assert not root.exists()
     assert run["restarts"] == 0 and run["submission_output"] == ""
+
+
+def test_a_runtime_that_cannot_be_copied_is_the_graders_error(tmp_path, monkeypatch):
+    """Where the worker's runtime package cannot be found, grading stops with the grader's
+    one-line error (never a traceback, never the submission's fault)."""
+    from graders.grade import grading
+    from graders.grade.sandbox import SandboxError, scratch
+
+    def missing(name):
+        raise SandboxError(f"the package {name} is not installed with the grader")
+
+    monkeypatch.setattr(scratch, "package_folder", missing)
+    f = tmp_path / "hw.py"
+    f.write_text("X = 1\n", encoding="utf-8")
+    with pytest.raises(GraderError, match="not the submission's fault"):
+        grading.grade(load_submission(f), load_spec(), profile="dev", sandbox="none")
