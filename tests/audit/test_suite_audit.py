@@ -190,3 +190,18 @@ def test_an_unreachable_scheduler_is_one_clear_error(spec):
     pytest.importorskip("distributed")
     with pytest.raises(S.SuiteAuditError, match="cannot reach the Dask scheduler"):
         S.audit_suite(spec, "andrea_ref", operators=["sqrt"], scheduler="tcp://127.0.0.1:9")
+
+
+def test_a_mutant_that_hangs_is_killed_by_the_time_limit(spec, tmp_path):
+    src = CORRECT.read_text(encoding="utf-8")
+    path = tmp_path / "mine.py"
+    path.write_text(src, encoding="utf-8")
+    t = S.resolve_target(str(path), sandbox="none")
+    mid = _find(spec, str(path), "scatter_assign", "g_tok[rows[b, t]] += grads[b, t]")
+    (p,) = [p for p in S.plan_mutants(t, spec) if p.mutant.id == mid]
+    (payload,) = S.payloads(t, spec, [p], timeout=1)
+    payload["mutated"] = payload["mutated"].replace(
+        "def embed_backward(", "def embed_backward(*a, **k):\n    while True:\n        pass\n\n"
+        "def _unused(", 1)
+    res = S.mutant_task(payload)
+    assert res["status"] == "killed" and "timed out" in res["killed_by"]["message"], res
