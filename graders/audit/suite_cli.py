@@ -29,7 +29,7 @@ def add_suite_parser(sub) -> None:
                    help="write the report there (default: print it)")
     s.add_argument("--min-score", default=None, metavar="PCT",
                    help="exit 1 when the mutation score is below PCT percent")
-    s.add_argument("--sandbox", default="auto", choices=["auto", "bwrap", "none"],
+    s.add_argument("--sandbox", default="auto", choices=["auto", "bwrap", "container", "none"],
                    help="isolation of a target given by path (none: trusted code only)")
     s.add_argument("--no-equivalence", action="store_true",
                    help="skip the differential runs of survivors (faster; none is "
