@@ -28,6 +28,15 @@ all: the grader writes it once into a memfd the worker maps read-only,
 writable one, so the grader's record of what the worker keeps is the arena itself; the grader
 never reads a value back from it (results always come back through the pipe).
 
+Every other argument array of a call goes into a second memfd, the call region
+(:class:`CallRegion`, not sealed, shared read-write): ``{"t": "nd", "region": offset, "dtype":
+..., "shape": ...}``, with the request header's ``"region": bytes used``; a kept array gets
+``"region": offset`` too, and the worker copies its kept bytes there. The worker passes views of
+the region to the call as they are, and the grader compares the region with its own arrays
+after the reply: the purity verdict (EMB-PURE-01) rests on those bytes, not on the worker's
+``mutated`` list, which only adds what the grader cannot see (lists, dicts, arrays that did
+not fit).
+
 Decoding is strict (whitelisted dtypes, sizes that add up, bounded depth and node count), so
 whatever the worker sends, the grader gets numbers, strings, lists, tuples, dicts and plain
 ``numpy.ndarray`` objects, and nothing of the submission's classes.
@@ -179,6 +188,143 @@ class Arena:
             pass
 
 
+class CallRegion:
+    """Shared memory for one call's argument arrays, which the grader inspects after the call
+    (grader side): the purity verdict (EMB-PURE-01) rests on these bytes, not on the worker's
+    word.
+
+    A memfd of `size` bytes, not sealed, mapped read-write and shared by the grader and the
+    worker. For each request the grader writes every argument array the keeper does not keep
+    into it (from offset 0: the pages touched stay as many as the largest call needs); the
+    worker hands the call writable views of exactly those bytes (no private copy); after the
+    reply the grader compares each region with the argument it holds in its own process
+    (:meth:`changed`). Whatever runs in the worker can make a call look pure only by leaving
+    the caller's bytes as they were. :meth:`create` returns None where no memfd can be made
+    (the arrays then cross the pipe and the worker's word is all there is).
+    """
+
+    def __init__(self, fd: int, size: int, buf: mmap.mmap):
+        self.fd, self.size, self._mm = fd, size, buf
+        self.used = 0
+        self.placed: list = []     # (argument key, offset, the grader's array) of this request
+        self.key = None            # the argument being encoded (set by the caller)
+
+    @classmethod
+    def create(cls, size: int) -> "CallRegion | None":
+        """Its size sealed (``F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL``; writes stay open to
+        both sides): a worker that could shrink it would make the grader's next write into its
+        mapping a SIGBUS of the grader."""
+        try:
+            fd = os.memfd_create("andrea-grade-call", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+        except (AttributeError, OSError):
+            return None
+        try:
+            import fcntl
+
+            os.ftruncate(fd, size)
+            fcntl.fcntl(fd, _F_ADD_SEALS, _F_SEAL_SHRINK | _F_SEAL_GROW | _F_SEAL_SEAL)
+            buf = mmap.mmap(fd, size, flags=mmap.MAP_SHARED,
+                            prot=mmap.PROT_READ | mmap.PROT_WRITE)
+        except OSError:
+            os.close(fd)
+            return None
+        return cls(fd, size, buf)
+
+    def reset(self) -> None:
+        """A new request: its arrays are placed from the start again."""
+        self.used = 0
+        self.placed = []
+
+    def reserve(self, data: np.ndarray) -> int | None:
+        """Room for `data` (recorded as the current argument's), not written: the offset, or
+        None if it does not fit. The worker copies a kept array there itself."""
+        start = -(-self.used // 64) * 64
+        if self._mm is None or start + data.nbytes > self.size:
+            return None
+        self.used = start + data.nbytes
+        self.placed.append((self.key, start, data))
+        return start
+
+    def node(self, data: np.ndarray) -> dict | None:
+        """Copy C-contiguous `data` into the region; its tree, or None if it does not fit (it
+        crosses the pipe)."""
+        start = self.reserve(data)
+        if start is None:
+            return None
+        view = np.frombuffer(self._mm, dtype=np.uint8, count=data.nbytes, offset=start)
+        view[...] = memoryview(data.reshape(-1)).cast("B")
+        return {"t": "nd", "region": start, "dtype": data.dtype.str, "shape": list(data.shape)}
+
+    def changed(self) -> list:
+        """The keys of the arguments whose bytes in the region are no longer the grader's."""
+        out = []
+        for key, off, data in self.placed:
+            now = np.frombuffer(self._mm, dtype=data.dtype, count=data.size, offset=off)
+            if not same_bytes(now.reshape(data.shape), data) and key not in out:
+                out.append(key)
+        return out
+
+    def close(self) -> None:
+        self.placed = []
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        if self._mm is not None:
+            try:
+                self._mm.close()
+            except BufferError:   # a view is still referenced somewhere: the GC unmaps it
+                pass
+            self._mm = None
+
+
+class RegionView:
+    """The worker's side of a :class:`CallRegion`: for each request, a shared read-write map of
+    the part it uses (:meth:`map`, a ctypes array over it: no file descriptor is held), whose
+    arrays go to the call as they are. A map the submission still holds after the call is turned
+    into private memory with the same bytes (:meth:`release`), so an argument it keeps never
+    changes when the grader reuses the region, and it cannot write the grader's region between
+    calls. A map is unmapped when the last array over it is gone."""
+
+    _PROT_RW, _MAP_SHARED, _MAP_PRIVATE_ANON_FIXED = 0x3, 0x01, 0x02 | 0x20 | 0x10
+
+    def __init__(self, fd: int, size: int):
+        import ctypes
+
+        self.fd, self.size = fd, size
+        libc = ctypes.CDLL(None, use_errno=True)
+        self._mmap, self._munmap = libc.mmap, libc.munmap
+        self._mmap.restype = ctypes.c_void_p
+        self._mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                               ctypes.c_int, ctypes.c_long]
+        self._munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        self._ctypes = ctypes
+
+    def __len__(self) -> int:
+        return self.size
+
+    def map(self, used: int):
+        """A writable buffer of the region's first `used` bytes (None: not a valid size)."""
+        import weakref
+
+        if type(used) is not int or not 0 < used <= self.size:
+            return None
+        addr = self._mmap(None, used, self._PROT_RW, self._MAP_SHARED, self.fd, 0)
+        if addr in (None, self._ctypes.c_void_p(-1).value):
+            raise OSError(self._ctypes.get_errno(), "the call region could not be mapped")
+        buf = (self._ctypes.c_char * used).from_address(addr)
+        weakref.finalize(buf, self._munmap, addr, used)
+        return buf
+
+    def release(self, buf) -> None:
+        """Replace the pages of `buf` (still referenced) by private ones with its bytes."""
+        ctypes = self._ctypes
+        n, addr = len(buf), ctypes.addressof(buf)
+        data = bytes(buf)
+        if self._mmap(addr, n, self._PROT_RW, self._MAP_PRIVATE_ANON_FIXED, -1, 0) != addr:
+            raise OSError("the worker could not make its argument private")
+        ctypes.memmove(addr, data, n)
+
+
 def _still_writable(fd: int, size: int) -> bool:
     """Whether a sealed memfd can still be written through the fd or a new shared mapping."""
     try:
@@ -267,9 +413,10 @@ class ArrayKeeper:
     """
 
     def __init__(self, min_bytes: int = 1 << 20, max_bytes: int = 96 << 20,
-                 arena: Arena | None = None):
+                 arena: Arena | None = None, region: CallRegion | None = None):
         self.min_bytes, self.max_bytes = min_bytes, max_bytes
         self.arena = arena
+        self.region = region     # where the arrays it does not keep go (else the frame)
         self._kept: dict[int, np.ndarray] = {}   # key -> private copy, least recently used first
         self._next = 0
         self._pinned: set[int] = set()           # keys the request being encoded uses
@@ -339,6 +486,9 @@ class ArrayKeeper:
         if self.arena is not None:
             self.arena.close()
             self.arena = None
+        if self.region is not None:
+            self.region.close()
+            self.region = None
 
 
 def _enc(v, blobs, depth, objects=True, keeper=None):
@@ -368,7 +518,12 @@ def _enc(v, blobs, depth, objects=True, keeper=None):
         if arr.dtype.kind not in ARRAY_KINDS or arr.dtype.fields is not None:
             raise Unencodable(f"an array of dtype {arr.dtype} cannot be sent")
         data = arr if arr.flags.c_contiguous else np.ascontiguousarray(arr)
+        region = getattr(keeper, "region", None)
         if keeper is not None and data.size and (node := keeper.node(data, blobs)) is not None:
+            if region is not None and (off := region.reserve(data)) is not None:
+                node["region"] = off    # the worker copies what it keeps there for the call
+            return node
+        if region is not None and data.size and (node := region.node(data)) is not None:
             return node
         blobs.append(memoryview(data.reshape(-1)).cast("B") if data.size else b"")
         return {"t": "nd", "i": len(blobs) - 1, "dtype": arr.dtype.str, "shape": list(arr.shape)}
@@ -406,8 +561,9 @@ def _enc(v, blobs, depth, objects=True, keeper=None):
 class _Decoder:
     def __init__(self, blobs: list, max_nodes: int = MAX_NODES, untrusted: bool = False,
                  kept: dict | None = None, arena=None, pristine: dict | None = None,
-                 cow: list | None = None):
+                 cow: list | None = None, region=None):
         self.blobs = blobs
+        self.region = region
         self.kept = kept
         self.arena = arena
         self.pristine = pristine
@@ -464,7 +620,27 @@ class _Decoder:
                 or offset + n > len(self.arena)):
             raise ProtocolError("bad arena reference")
         self.kept[key] = self.arena.kept(key, offset, dt, shape)
+        if "region" in d:
+            return self._from_region(d, dt, shape, self.kept[key])
         return self._fresh(key, self.kept[key])
+
+    def _from_region(self, d, dt, shape, source=None):
+        """A writable view of the call region (the grader compares those bytes after the
+        call); `source`: a kept array, copied there first (the call's fresh copy)."""
+        offset = d.get("region")
+        n = math.prod(shape) * dt.itemsize
+        if (self.region is None or type(offset) is not int or offset < 0 or n < 1
+                or offset + n > len(self.region)):
+            raise ProtocolError("bad region reference")
+        arr = np.frombuffer(self.region, dtype=dt, count=math.prod(shape),
+                            offset=offset).reshape(shape)
+        if source is not None:
+            if source.dtype != dt or source.shape != arr.shape:
+                raise ProtocolError("bad region reference")
+            arr[...] = source
+        if self.pristine is not None:   # the grader judges it: the worker keeps no copy
+            self.pristine[id(arr)] = arr
+        return arr
 
     def _tagged(self, d, depth):
         tag = d.get("t")
@@ -499,6 +675,8 @@ class _Decoder:
                     raise ProtocolError("bad array shape")
             if "arena" in d:
                 return self._from_arena(d, dt, shape)
+            if "region" in d and "keep" not in d:   # the grader wrote it there
+                return self._from_region(d, dt, shape)
             data = self._blob(d.get("i"))
             if math.prod(shape) * dt.itemsize != len(data):
                 raise ProtocolError("array bytes do not match its shape and dtype")
@@ -514,6 +692,8 @@ class _Decoder:
                 private = arr.copy()
                 private.flags.writeable = False
                 self.kept[key] = private
+                if "region" in d:
+                    return self._from_region(d, dt, shape, private)
                 if self.pristine is not None:
                     self.pristine[id(arr)] = private
             return arr
@@ -521,6 +701,9 @@ class _Decoder:
             key = d.get("k")
             if self.kept is None or type(key) is not int or key not in self.kept:
                 raise ProtocolError("unknown array key")
+            if "region" in d:
+                private = self.kept[key]
+                return self._from_region(d, private.dtype, private.shape, private)
             return self._fresh(key, self.kept[key])
         if tag == "ndobj":
             if self.untrusted:  # a grader never needs the worker's object arrays
@@ -559,18 +742,21 @@ class _Decoder:
 
 def decode(tree, blobs: list, *, untrusted: bool = False, kept: dict | None = None,
            arena: ArenaView | None = None, pristine: dict | None = None,
-           cow: list | None = None):
+           cow: list | None = None, region=None):
     """The value of an encoded tree. `untrusted` (the grader reading a worker's reply):
     object arrays, array keys and arena references are refused too. Worker side: `kept`, the
     arrays kept between calls, by key; `arena`, its view of the grader's arena; `pristine`, if
     given, maps id() of each fresh copy of a kept array to the kept array (the worker compares
-    them after the call); `cow` collects the copy-on-write ones (see :func:`detach`). Every new array's size is its blob's size (itemsize
-    >= 1) or a region of the arena, and each blob is decoded at most once, so nothing decoded
-    is larger than the frame that carried it plus the kept arrays."""
+    them after the call) and each array in the call `region` (the worker's map of the
+    grader's :class:`CallRegion`) to itself (the grader compares those); `cow` collects the
+    copy-on-write ones (see :func:`detach`). Every new array's size is its blob's size
+    (itemsize >= 1) or a part of the arena or of the region, and each blob is decoded at most
+    once, so nothing decoded is larger than the frame that carried it plus the kept arrays and
+    the region."""
     if untrusted:
-        kept = arena = None
+        kept = arena = region = None
     return _Decoder(blobs, untrusted=untrusted, kept=kept, arena=arena, pristine=pristine,
-                    cow=cow)(tree)
+                    cow=cow, region=region)(tree)
 
 
 def make_generator(state) -> np.random.Generator:

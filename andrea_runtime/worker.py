@@ -18,6 +18,9 @@ Then every ``{"op": "call", "fn": name, "args": [...], "kwargs": [[k, v], ...]}`
 Large argument arrays the grader marks ``keep`` are kept (read-only, private) between calls and
 later stand for ``ndref`` keys; every call gets its own fresh copy (protocol.py). With
 ``--arena-fd`` they are read from the grader's sealed shared memory, mapped read-only here.
+With ``--region-fd`` a call's argument arrays are views of the grader's call region, which the
+grader itself compares with its own arrays after the reply (``mutated`` then only tells what
+the grader cannot see).
 """
 
 from __future__ import annotations
@@ -123,8 +126,8 @@ class _Args:
         self.req_fd = self.resp_fd = None                   # required
         self.site: list[str] = []                           # repeatable
         self.functions = ""
-        self.drop_uid = self.arena_fd = None
-        self.arena_size = 0
+        self.drop_uid = self.arena_fd = self.region_fd = None
+        self.arena_size = self.region_size = 0
         self.kernel = False                                 # the submission is CUDA source
         self.cells = ""     # a notebook: its cells' line ranges in the module ("2-5,7-9")
         self.cells_file = None  # ... or the file that holds them (the grader's way)
@@ -136,7 +139,8 @@ class _Args:
         self.allow = None
 
 
-_INT_OPTIONS = {"--req-fd", "--resp-fd", "--drop-uid", "--arena-fd", "--arena-size"}
+_INT_OPTIONS = {"--req-fd", "--resp-fd", "--drop-uid", "--arena-fd", "--arena-size",
+                "--region-fd", "--region-size"}
 _TEXT_OPTIONS = {"--runtime", "--module", "--functions", "--forbid", "--cells",
                  "--cells-file", "--allow"}
 
@@ -438,6 +442,8 @@ def main(argv=None) -> int:
     chan = _Channel(P, args.req_fd, args.resp_fd)
 
     arena = _map_arena(chan.P, args)
+    region = (chan.P.RegionView(args.region_fd, args.region_size)
+              if args.region_fd is not None else None)
     module = _import_submission(args, refuse, chan.send)
     if isinstance(module, int):
         return module
@@ -454,7 +460,8 @@ def main(argv=None) -> int:
             return 0
         header, blobs = msg
         if header.get("op") == "call":
-            _serve_call(chan.P, module, header, blobs, chan.send, refuse, kept, arena, S)
+            _serve_call(chan.P, module, header, blobs, chan.send, refuse, kept, arena, S,
+                        region)
 
 
 def _map_arena(P, args):
@@ -471,21 +478,28 @@ def _has(module, name) -> bool:
         return False
 
 
-def _serve_call(P, module, header, blobs, send, refuse, kept=None, arena=None, S=None) -> None:
+def _serve_call(P, module, header, blobs, send, refuse, kept=None, arena=None, S=None,
+                region=None) -> None:
     """Make one call and send its reply.
 
     Before the reply goes out (after it, the grader may reuse arena regions), every
     copy-on-write argument the submission still holds (itself, a view, its buffer) gets
-    private pages (protocol.detach); the others are unmapped by then."""
+    private pages (protocol.detach); the others are unmapped by then. Arrays in the grader's
+    call region are the grader's bytes themselves: the call gets them as they are, and a map
+    of it the submission still holds is made private (RegionView.release)."""
     fn_name = header.get("fn")
     kept = {} if kept is None else kept
     pristine: dict = {}   # id of a kept array's fresh copy -> the kept array
     cow: list = []
+    shared = None
     try:
+        used = header.get("region")
+        if region is not None and type(used) is int and used > 0:
+            shared = region.map(used)
         args = P.decode(header.get("args"), blobs, kept=kept, arena=arena, pristine=pristine,
-                        cow=cow)
+                        cow=cow, region=shared)
         kwargs = dict(P.decode(header.get("kwargs"), blobs, kept=kept, arena=arena,
-                               pristine=pristine, cow=cow))
+                               pristine=pristine, cow=cow, region=shared))
         for key in header.get("forget") or []:   # after decoding: this request may still use it
             kept.pop(key, None)
         reply = None
@@ -493,10 +507,19 @@ def _serve_call(P, module, header, blobs, send, refuse, kept=None, arena=None, S
         reply = ({"fault": "protocol", "msg": f"bad request: {exc}"}, ())
     maps = [weakref.ref(m) for m in cow]
     del cow
+    shared_ref = weakref.ref(shared) if shared is not None else None
+    del shared
     if reply is None:
         reply = _call(P, S, module, fn_name, args, kwargs, pristine, send, refuse)
         del args, kwargs
     del pristine
+    held = shared_ref() if shared_ref is not None else None
+    if held is not None:          # the submission keeps an argument: private pages, same bytes
+        try:
+            region.release(held)
+        except (OSError, ValueError, TypeError, AttributeError):
+            os._exit(CHANNEL_LOST)
+    del held
     for ref in maps:
         private = ref()
         if private is not None:
@@ -511,7 +534,8 @@ def _call(P, S, module, fn_name, args, kwargs, pristine, send, refuse) -> tuple:
     import numpy as np
 
     # A kept array's copy is compared with the kept array itself after the call (no copy
-    # needed); everything else with a private copy taken now.
+    # needed), an array in the grader's call region with itself (the grader compares it);
+    # everything else with a private copy taken now.
     before = {key: pristine[id(a)] if type(a) is np.ndarray and id(a) in pristine
               else S.private(a) for key, a in list(enumerate(args)) + list(kwargs.items())}
     seen = len(refuse.attempts)

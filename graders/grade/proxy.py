@@ -173,6 +173,12 @@ _SIGNALS = {signal.SIGSEGV: M.SIGNAL_SEGV, signal.SIGABRT: M.SIGNAL_ABRT,
 ARENA_BYTES = 96 << 20
 #: Whether kept arrays go through a sealed shared-memory arena (where the kernel seals memfds).
 USE_ARENA = True
+#: Bytes of one call's other argument arrays placed in the shared call region, which the grader
+#: compares with its own arrays after the call (EMB-PURE-01 from the grader's evidence); what
+#: does not fit crosses the pipe, and only the worker's word tells whether it changed.
+REGION_BYTES = 64 << 20
+#: Whether the call region is used (where the kernel makes memfds).
+USE_REGION = True
 
 
 def _grow_pipe(fd: int, size: int = 1 << 20) -> None:
@@ -241,8 +247,12 @@ class Worker:
         # the argument arrays this worker keeps between calls, in sealed shared memory where
         # the kernel allows it (else they cross the pipe once)
         arena = P.Arena.create(ARENA_BYTES) if USE_ARENA else None
-        self.keeper = P.ArrayKeeper(max_bytes=ARENA_BYTES, arena=arena)
+        # the other argument arrays of each call: in a shared region the grader inspects
+        # after the call (the purity verdict's evidence)
+        region = P.CallRegion.create(REGION_BYTES) if USE_REGION else None
+        self.keeper = P.ArrayKeeper(max_bytes=ARENA_BYTES, arena=arena, region=region)
         arena_fd = arena.fd if arena is not None else -1
+        region_fd = region.fd if region is not None else -1
         req_r, self.req_w = os.pipe()
         self.resp_r, resp_w = os.pipe()
         self.out_r, out_w = os.pipe()
@@ -256,9 +266,12 @@ class Worker:
             argv = self.launch.argv + ["--req-fd", str(req_r), "--resp-fd", str(resp_w)]
             if arena is not None:
                 argv += ["--arena-fd", str(arena_fd), "--arena-size", str(arena.size)]
+            if region is not None:
+                argv += ["--region-fd", str(region_fd), "--region-size", str(region.size)]
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
-                pass_fds=tuple(fd for fd in (req_r, resp_w, info_w, arena_fd) if fd >= 0),
+                pass_fds=tuple(fd for fd in (req_r, resp_w, info_w, arena_fd, region_fd)
+                               if fd >= 0),
                 cwd=self.launch.cwd, env=self.launch.env, start_new_session=True,
                 preexec_fn=self.launch.preexec, close_fds=True)
         except (OSError, subprocess.SubprocessError) as exc:   # the latter: its pre-exec step
@@ -274,6 +287,9 @@ class Worker:
             if arena is not None and arena.fd >= 0:   # the worker has its own; the grader
                 self._close_fds(arena.fd)              # keeps only its mapping
                 arena.fd = -1
+            if region is not None and region.fd >= 0:
+                self._close_fds(region.fd)
+                region.fd = -1
         me = sandbox_proc(self.proc.pid)
         self.launch.start_tick = me.start if me is not None else 1
         for fd in (self.req_w, self.resp_r, self.out_r):
@@ -699,18 +715,47 @@ class SubmissionProxy:
             self._kill()
             raise WorkerCrashed.said(M.FAULT_MALFORMED_REPLY, what=what, error=str(exc),
                                      function=name) from None
-        self._report_mutation(name, reply.get("mutated"), value)
+        self._report_mutation(name, self._mutated(worker.keeper, reply.get("mutated")), value)
         return value
+
+    @staticmethod
+    def _mutated(keeper: P.ArrayKeeper, said) -> list:
+        """The arguments the call changed: each array in the call region whose bytes differ
+        from the grader's own (evidence the grader holds), and what the worker said of the
+        rest (kept arrays, lists, dicts, arrays that did not fit: only the worker sees those).
+        The worker's word can add to the verdict, never take away from it."""
+        out = [k for k in said if isinstance(k, (int, str))] if isinstance(said, list) else []
+        if keeper.region is not None:
+            out += [k for k in keeper.region.changed() if k not in out]
+            keeper.region.placed = []     # the caller's arrays are not held past the call
+        return out
 
     @staticmethod
     def _request(keeper: P.ArrayKeeper, name: str, args: tuple, kwargs: dict) -> list:
         blobs: list = []
+        region = keeper.region
         try:
-            header = {"op": "call", "fn": name,
-                      "args": P.encode(list(args), blobs, keeper=keeper),
-                      "kwargs": P.encode(list(kwargs.items()), blobs, keeper=keeper)}
+            if region is None:
+                header = {"op": "call", "fn": name,
+                          "args": P.encode(list(args), blobs, keeper=keeper),
+                          "kwargs": P.encode(list(kwargs.items()), blobs, keeper=keeper)}
+            else:   # each argument encoded under its key: the region says whose bytes are where
+                region.reset()
+                enc = []
+                for i, a in enumerate(args):
+                    region.key = i
+                    enc.append(P.encode(a, blobs, keeper=keeper))
+                kw = []
+                for k, v in kwargs.items():
+                    region.key = k
+                    kw.append({"t": "tuple", "v": [P.encode(k, blobs), P.encode(v, blobs,
+                                                                             keeper=keeper)]})
+                header = {"op": "call", "fn": name, "args": {"t": "list", "v": enc},
+                          "kwargs": {"t": "list", "v": kw}, "region": region.used}
         except BaseException:
             keeper.reset()   # keys chosen for a request that is never sent
+            if region is not None:
+                region.reset()
             raise
         header["forget"] = keeper.take_forget()
         return P.pack(header, blobs)

@@ -160,3 +160,54 @@ def test_exceptions_named_like_hypothesis_skip_nothing_and_steer_no_replay(spec,
     pooled = [_verdicts(grade_path(f, spec, select=select, sandbox="bwrap")) for f in files]
     assert pooled == alone
     assert len(replay.KEPT) == 1                  # kept from the correct one only
+
+
+# ----------------------------------------------------------------------------- purity evidence
+@needs_bwrap
+def test_a_worker_told_to_see_no_change_still_loses_the_purity_check(spec):
+    """purity_unhooked.py switches off the worker's snapshot by name and through gc, then zeroes
+    its arguments: the grader's own comparison of the call region still fails EMB-PURE-01, and
+    that one check only (97.5, not 100)."""
+    rep = grade_path(HERE / "purity_unhooked.py", spec, sandbox="bwrap")
+    assert rep["import"]["ok"], rep["import"]
+    failed = [(c["clauses"], c["message"]) for c in rep["checks"] if c["problem"]]
+    assert len(failed) == 1 and failed[0][0] == ["EMB-PURE-01"], failed
+    assert "changed its input in place" in failed[0][1]
+    assert rep["score"] == 97.5 and rep["max_score"] == 100
+
+
+@needs_bwrap
+def test_without_the_region_the_unhooked_worker_would_pass(spec, monkeypatch):
+    """The attack is real: with only the worker's word (no call region), it scores 100."""
+    monkeypatch.setattr(px, "USE_REGION", False)
+    rep = grade_path(HERE / "purity_unhooked.py", spec, sandbox="bwrap",
+                     select=["inputs_not_mutated"])
+    assert [c["status"] for c in rep["checks"]] == ["passed"]
+
+
+@needs_bwrap
+def test_the_worker_is_unhooked_and_the_region_alone_tells_the_change():
+    """The patch took (the worker's word is 'unchanged'); the grader's verdict comes from the
+    region; a correct function's region is unchanged and it is not charged."""
+    sc, p = _proxy("purity_unhooked.py", ["lookup", "dot"])
+    try:
+        assert p.start().ok
+        assert p._worker.keeper.region is not None
+        table = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+        ids = np.array([2, 0])
+        with pytest.raises(Exception, match="changed its input in place") as info:
+            p.lookup(table, ids)
+        assert np.array_equal(info.value.returned, table[[2, 0]])
+        assert (table == np.arange(12.0, dtype=np.float32).reshape(4, 3)).all()   # ours
+        assert p.dot(np.ones(3), np.ones(3)) == 3.0                  # pure: not charged
+        assert p.dot(u=np.ones(3), v=np.full(3, 2.0)) == 6.0         # keywords too
+    finally:
+        p.close()
+        sc.cleanup()
+
+
+@needs_bwrap
+def test_a_correct_submission_keeps_full_marks_with_its_arguments_in_the_region(spec):
+    rep = grade_path(BASE, spec, sandbox="bwrap")
+    assert rep["score"] == rep["max_score"] == 100, [
+        (c["id"], c["message"]) for c in rep["checks"] if c["problem"]]

@@ -204,3 +204,44 @@ def test_a_worker_started_early_is_stopped_when_the_grade_cannot_go_on(monkeypat
     proxy, pid, root = started[0]
     assert proxy._worker is None and not root.exists()
     assert not os.path.exists(f"/proc/{pid}")          # stopped and reaped
+
+
+STORES = b'''
+import numpy as np
+STORE = []
+
+def keep(a, scale=None):
+    STORE.append(a)                  # a cache of its arguments: a view of the call region
+    return float(a.sum())
+
+def sums():
+    return [float(a.sum()) for a in STORE]
+
+def scribble_kw(a, scale=None):
+    scale[...] = 0                   # a keyword argument changed in place
+    return 0.0
+'''
+
+
+def test_arguments_a_submission_keeps_stay_its_own_and_cost_no_descriptors():
+    """Each call's arrays are views of the grader's shared call region; what the submission
+    keeps past its call gets private pages with the same bytes (no file held per call), so many
+    kept arguments neither run the worker out of files nor change when the region is reused;
+    a keyword argument changed in place is seen by the grader itself."""
+    sc = prepare({"m.py": STORES}, "m.py")
+    p = px.SubmissionProxy(sc, fast_limits(), choose_mode(SANDBOX)[0],
+                           ["keep", "sums", "scribble_kw"])
+    try:
+        assert p.start().ok
+        if p._worker.keeper.region is None:
+            pytest.skip("no memfd here: arguments cross the pipe")
+        for i in range(150):                                  # more than the worker's 64 files
+            assert p.keep(np.full(16, float(i))) == 16.0 * i
+        assert p.sums() == [16.0 * i for i in range(150)] and p.restarts == 0
+        scale = np.ones(3)
+        with pytest.raises(ConformanceError, match=r"in place \(argument scale\)"):
+            p.scribble_kw(np.ones(2), scale=scale)
+        assert (scale == 1.0).all()
+    finally:
+        p.close()
+        sc.cleanup()

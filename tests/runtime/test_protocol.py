@@ -1,4 +1,6 @@
 """The wire format: plain data both ways, strict decoding."""
+import os
+
 import numpy as np
 import pytest
 
@@ -115,3 +117,63 @@ def test_a_frame_naming_millions_of_empty_blobs_is_refused_before_any_view_is_ma
         P.unpack(struct.pack(">I", len(header)) + header)
     ok = json.dumps({"blobs": [0] * P.MAX_BLOBS}).encode()
     assert len(P.unpack(struct.pack(">I", len(ok)) + ok)[1]) == P.MAX_BLOBS
+
+
+# ----------------------------------------------------------------------------- call region
+def _region(size=1 << 16):
+    region = P.CallRegion.create(size)
+    if region is None:
+        pytest.skip("no memfd on this system: arguments cross the pipe")
+    return region, P.RegionView(region.fd, region.size)
+
+
+def _call(keeper, view, kept, args):
+    """Encode as the grader does (each argument under its key), decode as the worker does."""
+    region, blobs, enc = keeper.region, [], []
+    region.reset()
+    for i, a in enumerate(args):
+        region.key = i
+        enc.append(P.encode(a, blobs, keeper=keeper))
+    header, got = P.unpack(pack_bytes({"v": {"t": "list", "v": enc}, "region": region.used,
+                                       "forget": keeper.take_forget()}, blobs)[8:])
+    shared = view.map(header["region"])
+    return P.decode(header["v"], got, kept=kept, region=shared), shared
+
+
+def test_the_grader_sees_what_a_call_did_to_its_arguments_in_the_region():
+    region, view = _region()
+    keeper, kept = P.ArrayKeeper(min_bytes=4096, max_bytes=1 << 20, region=region), {}
+    small, big = np.arange(10.0), np.arange(1024, dtype=np.int64)     # big: kept, by key
+    for _ in range(2):
+        (a, b, ids), shared = _call(keeper, view, kept, [small, big, [1, 2]])
+        assert a.flags.writeable and np.array_equal(a, small) and np.array_equal(b, big)
+        assert region.changed() == []                 # nothing written: pure
+        b[3] = -1                                     # the worker's fresh copy of a kept array
+        a[...] = 0
+        assert region.changed() == [0, 1]             # seen by the grader, whatever is said
+        assert (small == np.arange(10.0)).all() and big[3] == 3    # its own arrays unchanged
+        del a, b
+    assert len(keeper._kept) == 1 and np.array_equal(kept[0], big)   # kept copy untouched
+    with pytest.raises(P.ProtocolError, match="bad region"):
+        P.decode({"t": "nd", "region": len(shared) - 4, "dtype": "<f8", "shape": [1]}, [],
+                 region=shared)                       # past its end
+    with pytest.raises(P.ProtocolError, match="bad region"):        # no region at all
+        P.decode({"t": "nd", "region": 0, "dtype": "<f8", "shape": [1]}, [])
+    assert P.decode({"t": "list", "v": []}, [], untrusted=True, region=shared) == []
+    for resize in (0, 1 << 20):          # the worker holds the fd: it cannot resize the region
+        with pytest.raises(PermissionError):
+            os.ftruncate(region.fd, resize)
+    keeper.close()
+
+
+def test_an_argument_kept_past_its_call_keeps_its_bytes_and_leaves_the_region():
+    region, view = _region()
+    keeper, kept = P.ArrayKeeper(region=region), {}
+    (a,), shared = _call(keeper, view, kept, [np.full(8, 1.0)])
+    view.release(shared)                              # the worker does so after the call
+    del shared
+    (b,), _ = _call(keeper, view, kept, [np.full(8, 2.0)])   # same offset, new bytes
+    assert (a == 1.0).all() and (b == 2.0).all()
+    a[...] = 5.0                                      # private now: the grader sees nothing
+    assert region.changed() == [] and (b == 2.0).all()
+    keeper.close()

@@ -10,11 +10,14 @@ BASE = ["--runtime", "/rt", "--req-fd", "3", "--resp-fd", "4", "--module", "/sub
 def test_the_options_the_grader_passes_are_read():
     a = worker._parse(BASE + ["--site", "/s1", "--site", "/s2", "--functions", "embed,lookup",
                               "--drop-uid", "1234", "--kernel", "--arena-fd", "5",
-                              "--arena-size", "100663296"])
+                              "--arena-size", "100663296", "--region-fd", "6",
+                              "--region-size", "67108864"])
     assert (a.runtime, a.req_fd, a.resp_fd, a.module) == ("/rt", 3, 4, "/sub/m.py")
     assert a.site == ["/s1", "/s2"] and a.functions == "embed,lookup"
     assert (a.drop_uid, a.kernel, a.arena_fd, a.arena_size) == (1234, True, 5, 100663296)
+    assert (a.region_fd, a.region_size) == (6, 67108864)
     b = worker._parse(BASE)
+    assert (b.region_fd, b.region_size) == (None, 0)
     assert (b.site, b.functions, b.drop_uid, b.kernel, b.arena_fd, b.arena_size) == (
         [], "", None, False, None, 0)
 
