@@ -31,6 +31,9 @@ def render_text(r: dict) -> str:
     s = r["settings"]
     lines.append(f"run: {s['jobs']} job(s){' on ' + s['scheduler'] if s.get('scheduler') else ''}"
                  f", profile {s['profile']}, {s['wall_s']} s wall, {s['cpu_s']} s CPU")
+    if r.get("original_fails"):
+        lines.append("checks the original itself fails (left out for every mutant): "
+                     + ", ".join(r["original_fails"]))
     lines += ["", "killed per clause:"]
     for cl, ids in sorted(r["per_clause"].items()):
         lines.append(f"  {cl:<15} {len(ids):>4}")
@@ -70,7 +73,11 @@ def render_markdown(r: dict) -> str:
     out = [f"# Suite audit: {r['target']}", "", f"**{summary_line(r)}**", ""]
     s = r["settings"]
     out += [f"Profile `{s['profile']}`, {s['jobs']} job(s), {s['wall_s']} s wall, "
-            f"{s['cpu_s']} s CPU.", "", "## Killed per clause", "",
+            f"{s['cpu_s']} s CPU."]
+    if r.get("original_fails"):
+        out += ["", "Checks the original itself fails (left out for every mutant): "
+                + ", ".join(f"`{c}`" for c in r["original_fails"]) + "."]
+    out += ["", "## Killed per clause", "",
             "| clause | mutants killed |", "|---|---|"]
     out += [f"| {cl} | {len(ids)} |" for cl, ids in sorted(r["per_clause"].items())]
     out += ["", "## Per operator", "",

@@ -205,3 +205,22 @@ def test_a_mutant_that_hangs_is_killed_by_the_time_limit(spec, tmp_path):
         "def _unused(", 1)
     res = S.mutant_task(payload)
     assert res["status"] == "killed" and "timed out" in res["killed_by"]["message"], res
+
+
+def test_checks_the_original_fails_judge_no_mutant(spec):
+    """andrea_ref follows ANDREA's spec, not GPT-2's: under gpt2-small the checks it fails
+    itself (the init scale, the parameter counts) would 'kill' every mutant they run on."""
+    from spec import load_spec
+
+    t = S.resolve_target("andrea_ref")
+    gpt2 = load_spec("gpt2-small")
+    checks = sorted({c for p in S.plan_mutants(t, gpt2) for c in p.checks})
+    failing = S.original_failures(t, gpt2, checks)
+    assert "init_mean_and_std" in failing
+    assert not S.original_failures(t, spec, checks)
+    r = S.audit_suite(gpt2, "andrea_ref", operators=["sqrt"])
+    assert set(r["original_fails"]) == failing
+    for m in r["mutants"]:
+        assert not set(m["checks_run"]) & failing
+        if m["status"] == "killed":
+            assert m["killed_by"]["check"] not in failing
