@@ -17,11 +17,11 @@ from tests.helpers import needs_bwrap
 ROOT = Path(__file__).resolve().parents[2]
 CORRECT = ROOT / "examples" / "submissions" / "correct_student.py"
 
-# The floor of the sampled audit in `make test`. The full audit of andrea_ref (docs/audit.md)
-# scores 92.7 %; this sample of it (seed 0: 24 mutants, 12 of them likely equivalent)
-# scored 83.3 % (10 killed, 2 unreached) when the floor was set.
-SAMPLE_SIZE = 24
-SAMPLE_FLOOR = 0.80
+# The floor of the sampled audit in `make test`, set from the full audit of andrea_ref
+# (docs/audit.md: 92.8 %). This sample (seed 0: 20 mutants) scored 100 % when the floor was
+# set (9 killed, 11 likely equivalent): one of the 9 surviving a weakened check fails it.
+SAMPLE_SIZE = 20
+SAMPLE_FLOOR = 0.90
 
 
 def _run_one(spec, target: str, mutant_id: str, *, sandbox="none", equivalence=True) -> dict:
