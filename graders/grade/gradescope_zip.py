@@ -376,15 +376,23 @@ def _check_venv(layout: Path, wheel: Path) -> Path:
     return venv
 
 
+#: Top-level folders of the system, never replaced by the check's wrapper.
+SYSTEM_TOPS = frozenset({"/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32",
+                         "/mnt", "/proc", "/root", "/run", "/sbin", "/sys", "/usr", "/var"})
+
+
 def _container_wrapper(keep: Path, alone: Path | None = None) -> list[str] | None:
     """As root with CAP_SYS_ADMIN: a private mount namespace whose /tmp, /var/tmp and /dev/shm
     are new (the container mode closes them to others, and must not close this machine's) and
     where a home folder that hides this interpreter from other users (pyenv under /root) is
     made passable (a tmpfs of mode 0711 over it, the interpreter's folder bound back), then
-    CAP_SYS_ADMIN dropped as in a container with Docker's default privileges. `alone`: a
-    folder that is all there is of its top-level folder there (the test suite's checkout,
-    beside other checkouts of the project that a container for one course would not hold).
-    None where this cannot be done here."""
+    CAP_SYS_ADMIN dropped as in a container with Docker's default privileges. `keep` and this
+    environment (`sys.prefix`) are bound back into whatever was replaced above them (a
+    checkout cloned under /tmp). `alone`: a folder that is all there is of the machine's own
+    folders there (the test suite's checkout, beside other checkouts of the project that a
+    container for one course would not hold): every top-level folder that is not the
+    system's (`SYSTEM_TOPS`) is replaced by an empty one, and `alone` bound back. None where
+    this cannot be done here."""
     from .sandbox.features import _python
     from .sandbox.probe import _has_cap_sys_admin
 
@@ -401,21 +409,36 @@ def _container_wrapper(keep: Path, alone: Path | None = None) -> list[str] | Non
     if closed:
         over = str(closed[0])
         child = str(prefix.relative_to(closed[0]).parts[0])
-    script = ('set -e; keep="$1"; over="$2"; child="$3"; alone="$4"; shift 4; '
-              'mount -t tmpfs -o mode=0700 tmpfs /mnt; mkdir /mnt/keep /mnt/child /mnt/alone; '
-              'mount --bind "$keep" /mnt/keep; '
-              'if [ -n "$alone" ]; then mount --bind "$alone" /mnt/alone; '
-              'top="/$(echo "$alone" | cut -d/ -f2)"; '
-              'mount -t tmpfs -o mode=0755 tmpfs "$top"; mkdir -p "$alone"; '
-              'mount --bind /mnt/alone "$alone"; fi; '
+    fresh = ("/tmp", "/var/tmp", "/dev/shm")
+    # what stays visible under the new folders: `keep`, this environment (the check's venv
+    # reads its packages) and `alone`, bound back after the folders above them are replaced
+    keeps = sorted({str(Path(p)) for p in (keep, sys.prefix, alone) if p is not None},
+                   key=len)
+    # with `alone`: every other top-level folder that is not the system's is replaced by an
+    # empty one (other checkouts of the project on this machine: /work, /home, /srv, ...)
+    hides = []
+    if alone is not None:
+        tops = {"/" + Path(p).parts[1] for p in (prefix, over or "/root")
+                if len(Path(p).parts) > 1}
+        hides = [str(d) for d in sorted(Path("/").iterdir())
+                 if d.is_dir() and not d.is_symlink() and str(d) not in SYSTEM_TOPS
+                 and str(d) not in fresh and str(d) not in tops]
+    script = ('set -e; over="$1"; child="$2"; n="$3"; shift 3; '
+              'mount -t tmpfs -o mode=0700 tmpfs /mnt; mkdir /mnt/child; '
+              'i=0; while [ $i -lt $n ]; do mkdir /mnt/k$i; mount --bind "$1" /mnt/k$i; '
+              'printf %s "$1" > /mnt/p$i; shift; i=$((i+1)); done; '
               'if [ -n "$over" ]; then mount --bind "$over/$child" /mnt/child; '
               'mount -t tmpfs -o mode=0711 tmpfs "$over"; mkdir "$over/$child"; '
               'mount --bind /mnt/child "$over/$child"; fi; '
+              'h="$1"; shift; while [ "$h" -gt 0 ]; do '
+              'mount -t tmpfs -o mode=0755 tmpfs "$1"; shift; h=$((h-1)); done; '
               'for d in /tmp /var/tmp /dev/shm; do [ -d $d ] && mount -t tmpfs -o mode=1777 '
-              'tmpfs $d; done; mkdir -p "$keep"; mount --bind /mnt/keep "$keep"; '
+              'tmpfs $d; done; '
+              'i=0; while [ $i -lt $n ]; do k="$(cat /mnt/p$i)"; mkdir -p "$k"; '
+              'mount --bind /mnt/k$i "$k"; i=$((i+1)); done; '
               f'exec {setpriv} --bounding-set=-sys_admin --inh-caps=-sys_admin "$@"')
     return [unshare, "--mount", "--propagation", "private", "sh", "-c", script, "sh",
-            str(keep), over, child, str(alone or "")]
+            over, child, str(len(keeps)), *keeps, str(len(hides)), *hides]
 
 
 def check_zip(zip_path: str | Path, *, out=print) -> bool:
