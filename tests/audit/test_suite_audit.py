@@ -4,7 +4,6 @@ arguments are one line and exit 2, and the project's own suite keeps its mutatio
 
 from __future__ import annotations
 
-import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -159,14 +158,10 @@ def test_an_untrusted_target_runs_its_mutants_in_the_sandbox(spec, tmp_path):
 
 def test_the_sampled_audit_keeps_the_floor(spec):
     """The project's own suite, audited on a deterministic sample of andrea_ref's mutants."""
-    before = resource.getrusage(resource.RUSAGE_SELF)
     r = S.audit_suite(spec, "andrea_ref", sample_size=SAMPLE_SIZE, seed=0)
-    after = resource.getrusage(resource.RUSAGE_SELF)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     assert r["run"] == SAMPLE_SIZE and not r["counts"]["error"], r["counts"]
     survivors = [m["id"] for m in r["mutants"] if m["status"] in ("survived", "unreached")]
     assert r["score"] >= SAMPLE_FLOOR, (r["score"], survivors)
-    assert cpu < 60, f"the sampled audit took {cpu:.1f} s of CPU"
 
 
 def _statuses(r):
