@@ -49,8 +49,12 @@ chromium:
 	that load the report pages in a headless browser are skipped"; \
 	fi
 
+# Two pytest processes share the tests file by file (pytest-xdist); the tests marked serial
+# (the container mode changes the modes of the grader's files) run after them, alone.
+TEST_JOBS ?= 2
 test: venv bwrap chromium
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_JOBS) --dist loadfile -m "not serial"
+	$(PY) -m pytest -q -p no:cacheprovider -m serial
 
 # The oldest and newest Python the project supports: a correct, a buggy and a notebook submission
 # graded end to end, and the fast unit tests (.ci/python-version; CI runs it after make test).

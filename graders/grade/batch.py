@@ -27,8 +27,9 @@ from pathlib import Path
 
 from graders.conformance.sources import SOURCE_SUFFIXES
 
-from .batch_reports import (check_columns, feedback_files, problem_of, similarity_html,
+from .batch_reports import (check_columns, feedback_files, similarity_html,
                             write_feedback, write_histogram_png, write_summary)
+from .class_summary import problem_of
 from .formats import dumps, inert, inert_report
 from .report_pages import reference_rows
 from .grading import GraderError, Submission, load_submission, printable_name, spec_digest

@@ -4,9 +4,8 @@
   named after the submission (``feedback_files``): the score, the groups a student may see,
   the feedback of every check that did not pass (hidden groups left out), the notebook
   notes. No flags, no tool internals.
-* ``problem_of``: one short reason why a submission has no grade or scores 0 (the CSV's
-  ``problem`` column): "syntax error", "import error: ModuleNotFoundError", "not a notebook",
-  "no module", ...
+* ``class_summary.problem_of`` (its own module: the HTML pages read it too): one short
+  reason why a submission has no grade or scores 0 (the CSV's ``problem`` column).
 * ``check_columns``: the status of every check (passed / failed / error / skipped / not_run).
 * ``summary``: the checks failed most often (how many students, the most common message),
   the score distribution as a PNG histogram whose top bin holds only full marks, a text
@@ -25,57 +24,11 @@ from collections import Counter
 from pathlib import Path
 
 from . import messages as M
-from .formats import _num, check_message, check_parts, group_status, parts_text
+from .class_summary import failed_checks, histogram_bins, problem_label
+from .formats import _num, check_parts, group_status, parts_text
 from .i18n import Translator
 
-_DIGITS = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?")
-
-
 # ----------------------------------------------------------------------------- per student
-def problem_of(report: dict | None, grader_message: str | None = None) -> str:
-    """Why a submission got no grade or 0 (empty when it has a score above 0)."""
-    if report is None:
-        return f"not graded: {grader_message}" if grader_message else "not graded"
-    imp = report.get("import") or {}
-    if not imp.get("ok", True):
-        if imp.get("problem") == M.NO_MODULE:
-            return "no module"
-        if imp.get("problem") == M.MANY_MODULES:
-            return "several modules"
-        if imp.get("problem") == M.NOT_A_NOTEBOOK:
-            return "not a notebook"
-        if imp.get("problem") == M.KIT_NAME:
-            return "module named like the grader's"
-        kind = imp.get("kind") or "import"
-        err = imp.get("error") or {}
-        if kind == "import":
-            typ = err.get("type") or "Error"
-            if report.get("kind") == "kernel" and typ == "CompileError":
-                return "compile error"
-            return "syntax error" if typ in ("SyntaxError", "IndentationError", "TabError") \
-                else f"import error: {typ}"
-        return {"forbidden": "forbidden import", "timeout": "timeout at import",
-                "crash": "crash at import", "resources": "out of memory at import",
-                "output": "output flood at import"}.get(kind, f"{kind} at import")
-    if report.get("score", 0) == 0 and report.get("max_score", 0) > 0:
-        return "no check passed"
-    return ""
-
-
-def problem_label(problem: str, t: Translator) -> str:
-    """A `problem_of` code (the CSV keeps the code) in the teacher's language."""
-    if problem in M.PROBLEMS:
-        return t(M.PROBLEMS[problem])
-    for code, msgid in M.PROBLEM_TEMPLATES.items():
-        head = code.split("{", 1)[0]
-        if problem.startswith(head):
-            rest = problem[len(head):]
-            if msgid == M.PROBLEM_IMPORT:
-                return t(msgid, type=M.exception_name(rest, t))
-            return t(msgid, reason=rest)
-    return problem
-
-
 def check_columns(report: dict | None) -> dict[str, str]:
     return {c["id"]: c["status"] for c in (report or {}).get("checks", [])}
 
@@ -228,53 +181,6 @@ def write_feedback(folder: str | Path, rows: list[dict], lang: str, fmt: str = "
 
 
 # ----------------------------------------------------------------------------- summary
-def normalise_message(msg: str) -> str:
-    first = (msg or "").strip().splitlines()[0] if (msg or "").strip() else ""
-    return _DIGITS.sub("#", first)[:200]
-
-
-def failed_checks(rows: list[dict], t: Translator | None = None) -> list[dict]:
-    """Checks by how many students failed them (failed or error; not run after an import
-    failure is counted under the problems instead), with the most common message (in `t`'s
-    language)."""
-    per: dict[str, dict] = {}
-    for r in rows:
-        for c in (r.get("report") or {}).get("checks", []):
-            if c["status"] not in ("failed", "error"):
-                continue
-            e = per.setdefault(c["id"], {"check": c["id"], "clauses": c["clauses"],
-                                         "students": 0, "messages": Counter(), "example": {}})
-            e["students"] += 1
-            key = normalise_message(c.get("message", ""))
-            e["messages"][key] += 1
-            said = check_message(c, t) if t is not None else (c.get("message") or "")
-            e["example"].setdefault(key, said.strip().splitlines()[0][:300]
-                                    if said.strip() else "")
-    out = []
-    for e in per.values():
-        key, n = e["messages"].most_common(1)[0]
-        out.append({"check": e["check"], "clauses": e["clauses"], "students": e["students"],
-                    "message": e["example"][key], "message_students": n})
-    out.sort(key=lambda e: (-e["students"], e["check"]))
-    return out
-
-
-def histogram_bins(scores: list[float], top: float, n: int = 10,
-                   t: Translator | None = None) -> list[tuple[str, int]]:
-    """(label, count) bins: n equal bins over [0, top), then one bin for full marks only."""
-    bins = [0] * n
-    perfect = 0
-    for s in scores:
-        if s >= top:
-            perfect += 1
-        else:
-            bins[min(n - 1, int(s / top * n))] += 1
-    width = top / n
-    labels = [f"{_num(round(i * width, 2))}–<{_num(round((i + 1) * width, 2))}" for i in range(n)]
-    t = t or Translator("en")
-    return list(zip(labels, bins)) + [(t(M.HISTOGRAM_FULL, top=_num(top)), perfect)]
-
-
 def _font_families(text: str) -> list[str] | None:
     """Installed font families that together draw every character of `text` (DejaVu Sans,
     matplotlib's own, first), or None when some character has no font here."""

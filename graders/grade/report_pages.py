@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from . import messages as M
+from .class_summary import failed_checks, histogram_bins, problem_label
 from .formats import _num, inert
 from .i18n import Translator
 from .similarity import (K, PAIR_THRESHOLD, REFERENCE_THRESHOLD, common_fingerprints,
@@ -179,7 +180,6 @@ def summary_page(rows: list[dict], spec_title: str, pairs: list[tuple[str, str, 
     failed most often, a sortable table of students (score, group scores, problem, flags, a
     link to their feedback file, `feedback`: submission -> relative link) and the similar
     pairs, with links into similarity.html."""
-    from .batch_reports import failed_checks, histogram_bins, problem_label
 
     t = Translator(lang)
     graded = [r for r in rows if r.get("score") is not None]

@@ -235,7 +235,7 @@ def test_a_helper_named_like_a_package_of_the_grader_is_named_as_the_reason(tmp_
     allowed"); a spec.py nobody imports changes nothing."""
     from graders.conformance.runner import ImplementationLoadError, load_impl
     from graders.grade import messages as M
-    from graders.grade.batch_reports import problem_of
+    from graders.grade.class_summary import problem_of
 
     body = CORRECT.read_text(encoding="utf-8")
     folder = tmp_path / "hw"

@@ -27,6 +27,9 @@ from .conftest import CORRECT, HAS_BWRAP, grade_path, statuses
 from tests.attacks import CORPUS, ROOT as ATTACKS, THREATS
 from tests.helpers import fast_limits
 
+#: the mode makes the grader's files root-only while it runs: no other test runs beside it
+pytestmark = pytest.mark.serial
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 BUGGY = ROOT / "examples" / "submissions" / "buggy_student.py"

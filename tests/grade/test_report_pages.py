@@ -17,8 +17,9 @@ from graders.conformance.registry import all_checks
 from graders.conformance.runner import CheckResult
 from graders.grade import scoring
 from graders.grade.batch import _flag
-from graders.grade.batch_reports import (feedback_files, feedback_text, problem_of,
-                                         similarity_html, write_feedback, write_summary)
+from graders.grade.batch_reports import (feedback_files, feedback_text, similarity_html,
+                                         write_feedback, write_summary)
+from graders.grade.class_summary import problem_of
 from graders.grade.formats import inert
 from graders.grade.report_pages import reference_rows
 from tests import browser

@@ -26,7 +26,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from graders.grade import formats, messages as M
-from graders.grade.batch_reports import feedback_text, problem_of, similarity_html, write_summary
+from graders.grade.batch_reports import feedback_text, similarity_html, write_summary
+from graders.grade.class_summary import problem_of
 from graders.grade.grading import kernel_support
 from tests.corpus import BASE, buggy_cases
 from tests.language import page_text, unreadable

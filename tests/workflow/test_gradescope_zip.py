@@ -233,6 +233,7 @@ def test_staff_summary_names_each_flag_with_its_figure():
     assert "reference_copy: 93% ..." in text
 
 
+@pytest.mark.serial   # the container mode makes the grader's files root-only while it runs
 def test_check_runs_the_container_zip_as_gradescope_would(autograder, tmp_path):
     """gradescope-zip --check on a zip in container mode (the default): run_autograder as root
     without CAP_SYS_ADMIN, in a private /tmp; both examples valid and scored as they should."""
