@@ -6,17 +6,14 @@ Never chosen unless asked for (``choose_mode('container')``)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 from pathlib import Path
 
-from graders.conformance.sources import KIT_PACKAGES
-
 from .errors import IsolationUnavailable
 from .features import _python
-from .mounts import _site_dirs
+from .mounts import _site_dirs, kit_package_locations
 from .processes import _allocate_uid
 from .scratch import _traversable
 
@@ -59,16 +56,7 @@ def grader_files(protect=()) -> list[Path]:
     paths of ``$ANDREA_PROTECT``; each once, those that exist."""
     import glob
 
-    cands: list[str] = []
-    for name in KIT_PACKAGES:
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            spec = None
-        if spec is not None:
-            cands += list(spec.submodule_search_locations or [])
-            if spec.origin and not spec.submodule_search_locations:
-                cands.append(spec.origin)
+    cands: list[str] = [str(p) for p in kit_package_locations()]
     for site in _site_dirs():
         cands += glob.glob(str(site / "andrea_conformance*"))
     cands += [str(p) for p in protect if p]

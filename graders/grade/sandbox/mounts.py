@@ -81,18 +81,27 @@ def _left_out(name: str) -> bool:
             or top.startswith("andrea_selfcheck"))
 
 
-def _kit_locations(roots) -> list[Path]:
-    """Folders of the kit's own packages (and of its source tree) that lie inside one of
-    `roots` (folders the sandbox binds whole), on the host's real paths."""
-    cands = [PROJECT_ROOT] if (PROJECT_ROOT / "pyproject.toml").is_file() else []
+def kit_package_locations() -> list[Path]:
+    """Where this interpreter finds the kit's own packages (sources.KIT_PACKAGES): each
+    package's folders (a plain module's file)."""
+    out: list[Path] = []
     for name in KIT_PACKAGES:
         try:
             spec = importlib.util.find_spec(name)
         except (ImportError, ValueError):
             spec = None
         if spec is not None:
-            cands += [Path(loc) for loc in (spec.submodule_search_locations or [])]
-    return _inside(cands, roots)
+            out += [Path(loc) for loc in (spec.submodule_search_locations or [])]
+            if spec.origin and not spec.submodule_search_locations:
+                out.append(Path(spec.origin))
+    return out
+
+
+def _kit_locations(roots) -> list[Path]:
+    """Folders of the kit's own packages (and of its source tree) that lie inside one of
+    `roots` (folders the sandbox binds whole), on the host's real paths."""
+    cands = [PROJECT_ROOT] if (PROJECT_ROOT / "pyproject.toml").is_file() else []
+    return _inside(cands + [p for p in kit_package_locations() if p.is_dir()], roots)
 
 
 def _inside(cands, roots) -> list[Path]:
