@@ -177,6 +177,18 @@ def test_a_worker_told_to_see_no_change_still_loses_the_purity_check(spec):
 
 
 @needs_bwrap
+@pytest.mark.xfail(strict=True, reason="known gap: ctypes gives an argument's pages private "
+                   "memory (MAP_FIXED) before writing, so the grader's call region never sees it "
+                   "(docs/grading.md, the call region)")
+def test_arguments_written_through_remapped_pages_lose_the_purity_check(spec):
+    """purity_detach.py remaps each argument's pages to private copies, then zeroes them: in
+    one process the caller's arrays are zeroed; the grader should fail EMB-PURE-01."""
+    rep = grade_path(HERE / "purity_detach.py", spec, sandbox="bwrap",
+                     select=["inputs_not_mutated"])
+    assert [c["status"] for c in rep["checks"]] == ["failed"]
+
+
+@needs_bwrap
 def test_without_the_region_the_unhooked_worker_would_pass(spec, monkeypatch):
     """The attack is real: with only the worker's word (no call region), it scores 100."""
     monkeypatch.setattr(px, "USE_REGION", False)
