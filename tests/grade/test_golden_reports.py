@@ -44,7 +44,7 @@ def test_the_cases_cover_what_the_outputs_must_show(rendered):
     assert "cell 4, line 3" in en["notebook.gradescope.en.json"].lower()
     assert "%matplotlib inline" in en["notebook.feedback.en.md"]
     assert "andrea_lookup" in en["kernel.text.en.txt"]
-    assert "<fstream>" in en["kernel_refused.gradescope.en.json"]
+    assert "#pragma is not allowed" in en["kernel_refused.gradescope.en.json"]
     assert "budget exhausted" in en["budget.text.en.txt"]
     assert "reference_copy" in en["flagged.gradescope.en.json"]
     assert "hidden print" not in en["hidden.gradescope.en.json"]
