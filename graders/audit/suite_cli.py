@@ -5,13 +5,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from graders.conformance.options import (EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_output,
+                                         add_spec, load_spec_or_none)
+
 from .suite import FAST_PROFILE, SuiteAuditError, audit_suite
 from .suite_report import RENDERERS, summary_line
 
 
 def add_suite_parser(sub) -> None:
     s = sub.add_parser("suite", help="mutation analysis: which bugs would the checks let through")
-    s.add_argument("--spec", default=None, help="spec name or YAML path (default andrea-120m)")
+    add_spec(s)
     s.add_argument("--target", default="andrea_ref", metavar="TARGET",
                    help="andrea_ref (default), andrea_gpu, or the path of a .py file, a .cu "
                         "file or a package folder (untrusted: run in the grader's sandbox)")
@@ -25,8 +28,7 @@ def add_suite_parser(sub) -> None:
     s.add_argument("--operator", action="append", metavar="OP",
                    help="only this mutation operator (repeatable)")
     s.add_argument("--format", default="text", choices=sorted(RENDERERS))
-    s.add_argument("--output", default=None, metavar="FILE",
-                   help="write the report there (default: print it)")
+    add_output(s, metavar="FILE", help="write the report there (default: print it)")
     s.add_argument("--min-score", default=None, metavar="PCT",
                    help="exit 1 when the mutation score is below PCT percent")
     s.add_argument("--sandbox", default="auto", choices=["auto", "bwrap", "container", "none"],
@@ -48,8 +50,6 @@ def _int(name: str, value: str, low: int) -> int:
 
 
 def run_suite(args) -> int:
-    from spec import SpecError, load_spec
-
     from .mutate import OPERATORS
 
     jobs = _int("--jobs", args.jobs, 1)
@@ -71,10 +71,9 @@ def run_suite(args) -> int:
         out = Path(args.output)
         if out.is_dir() or not out.parent.is_dir():
             raise SuiteAuditError(f"--output {args.output}: not a file in an existing folder")
-    try:
-        spec = load_spec(args.spec)
-    except SpecError as exc:
-        raise SuiteAuditError(f"--spec: {exc}") from None
+    spec = load_spec_or_none("andrea-audit", args.spec)   # the one line every command prints
+    if spec is None:
+        return EXIT_USAGE
     done = [0]
 
     def progress(res: dict) -> None:
@@ -100,5 +99,5 @@ def run_suite(args) -> int:
             and 100 * result["score"] < min_score:
         print(f"andrea-audit suite: mutation score {100 * result['score']:.1f} % is below "
               f"--min-score {min_score:g}", file=sys.stderr)
-        return 1
-    return 0
+        return EXIT_FINDINGS
+    return EXIT_OK

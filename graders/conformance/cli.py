@@ -23,8 +23,8 @@ from graders import keep_cwd_clean
 from spec import SpecError, load_spec
 
 from .error_inputs import ERROR_INPUTS, listing
-from .options import (EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_lang, add_output, add_spec,
-                      spec_error_line)
+from .options import (EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Parser, add_lang, add_output,
+                      add_spec, seconds, spec_error_line)
 from .profiles import DEFAULT_PROFILE, PROFILES
 from .registry import RegistryError, SelectionError, all_checks, select as select_checks
 from .explain import LABEL, explain, summary_line
@@ -40,7 +40,7 @@ STYLE = {PASSED: "green", FAILED: "bold red", ERROR: "bold magenta", SKIPPED: "y
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="andrea-conform", description=__doc__.split("\n\n")[0],
+    p = Parser(prog="andrea-conform", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("target", nargs="?", help="implementation: module name, a .py file, a .ipynb notebook, "
                         "or a folder holding one of them")
@@ -54,30 +54,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the checks and their clauses, then exit")
     add_lang(p, LANGUAGES)
     # the grader's time limits (the same options and defaults as andrea-grade's)
-    p.add_argument("--call-timeout", type=_seconds, default=CALL_SECONDS, metavar="S",
+    p.add_argument("--call-timeout", type=seconds, default=CALL_SECONDS, metavar="S",
                    help="wall seconds per call into the submission, as the grader charges "
                         "them (%(default)g)")
-    p.add_argument("--check-timeout", type=_seconds, default=CHECK_SECONDS, metavar="S",
+    p.add_argument("--check-timeout", type=seconds, default=CHECK_SECONDS, metavar="S",
                    help="wall seconds per check, all its calls (%(default)g)")
-    p.add_argument("--total-timeout", type=_seconds, default=TOTAL_SECONDS, metavar="S",
+    p.add_argument("--total-timeout", type=seconds, default=TOTAL_SECONDS, metavar="S",
                    help="wall seconds for every call of the run, the grader's budget "
                         "(%(default)g)")
     return p
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value < 1e6:
-        raise argparse.ArgumentTypeError(f"must be more than 0 seconds: {text!r}")
-    return value
-
-
 def main(argv: list[str] | None = None) -> int:
     keep_cwd_clean()
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:   # --help (0), a usage error (2): returned, as the other commands do
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
@@ -99,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                       "try, and the exception each must raise")
             for ln in lines:
                 out.print(escape(ln))
-        return 0
+        return EXIT_OK
     if not args.target:
         err.print("andrea-conform: give the implementation to check, e.g. andrea-conform andrea_ref")
         return EXIT_USAGE

@@ -34,6 +34,17 @@ def add_spec(p: argparse.ArgumentParser) -> None:
     p.add_argument("--spec", default=None, help=SPEC_HELP)
 
 
+def seconds(text: str) -> float:
+    """An option's number of wall seconds (argparse ``type=``): more than 0, finite."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value < 1e6:   # NaN and infinity too
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds: {text!r}")
+    return value
+
+
 def add_lang(p: argparse.ArgumentParser, languages, what: str = "the report") -> None:
     """--lang: the language of what the command writes (never of what it reads)."""
     p.add_argument("--lang", default="en", choices=languages,
@@ -67,7 +78,8 @@ def spec_error_line(prog: str, exc: BaseException) -> str:
 
 
 def load_spec_or_none(prog: str, spec_arg):
-    """The spec, or None after printing its one error line on stderr (exit with EXIT_USAGE)."""
+    """The spec, or None after printing its one error line on stderr (the command then exits
+    with EXIT_USAGE)."""
     from spec import SpecError, load_spec
 
     try:

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from graders.conformance.options import (EXIT_OK, EXIT_USAGE, Parser, add_lang, add_output,
-                                         add_spec, spec_error_line)
+from graders.conformance.options import (EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Parser, add_lang,
+                                         add_output, add_spec, seconds, spec_error_line)
 from graders.conformance.profiles import PROFILES
 
 from .formats import FORMATS, render
@@ -52,11 +52,11 @@ def _common(ap: argparse.ArgumentParser) -> None:
                          "are made root-only (docs/grading.md); none: no isolation, for "
                          "trusted code only (unsafe)")
     d = Limits()   # the help states the defaults where they are defined
-    ap.add_argument("--call-timeout", type=float, default=None, metavar="S",
+    ap.add_argument("--call-timeout", type=seconds, default=None, metavar="S",
                     help=f"wall seconds per call into the submission ({d.call_timeout:g})")
-    ap.add_argument("--check-timeout", type=float, default=None, metavar="S",
+    ap.add_argument("--check-timeout", type=seconds, default=None, metavar="S",
                     help=f"wall seconds per check ({d.check_timeout:g})")
-    ap.add_argument("--total-timeout", type=float, default=None, metavar="S",
+    ap.add_argument("--total-timeout", type=seconds, default=None, metavar="S",
                     help=f"wall seconds per submission, the budget ({d.total_timeout:g})")
     ap.add_argument("--memory-mb", type=int, default=None,
                     help=f"worker address space ({d.memory_mb})")
@@ -121,7 +121,7 @@ def grade_main(args) -> int:
     spec = _load_spec(args.spec)
     limits = _limits(args)
     if args.output and not Path(args.output).resolve().parent.is_dir():
-        return _fail(f"{args.output}: the folder does not exist")
+        return _fail(f"--output {args.output}: the folder does not exist")
     try:
         # refused for lack of isolation before any byte of the submission is read or parsed
         require_isolation(args.sandbox, args.profile)
@@ -228,7 +228,7 @@ def zip_main(args) -> int:
     if args.check:
         if not check_zip(path):
             print("check: FAILED: fix this before students submit", file=sys.stderr)
-            return 1
+            return EXIT_FINDINGS
         print("check: passed")
     return EXIT_OK
 

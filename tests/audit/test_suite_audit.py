@@ -124,7 +124,7 @@ def _cli(*args, timeout=120):
     (["--jobs", "two"], "--jobs 'two': not a whole number"),
     (["--sample", "-3"], "--sample '-3'"),
     (["--operator", "nope"], "--operator 'nope': unknown"),
-    (["--spec", "no-such-spec"], "--spec"),
+    (["--spec", "no-such-spec"], "andrea-audit: "),   # the line every command prints
     (["--target", "README.md"], "not a .py or .cu file"),
 ])
 def test_bad_arguments_are_one_line_and_exit_2(args, what):

@@ -29,6 +29,9 @@ def bad_spec(tmp_path):
     (grade_cli.main, [str(BUGGY)]),
     (audit_cli.main, ["impl", "andrea_ref"]),
     (audit_cli.main, ["docs", "README.md"]),
+    (audit_cli.main, ["suite"]),
+    (grade_cli.main, ["batch", str(BUGGY.parent)]),
+    (grade_cli.main, ["gradescope-zip", "--output", "never-written.zip"]),
 ])
 def test_a_bad_spec_is_one_line_and_exit_status_2(main, argv, bad_spec, capsys):
     assert main([*argv, "--spec", str(bad_spec)]) == EXIT_USAGE
@@ -37,6 +40,36 @@ def test_a_bad_spec_is_one_line_and_exit_status_2(main, argv, bad_spec, capsys):
     assert len(lines) == 1 and "broken.yaml" in lines[0], captured.err
     assert lines[0].startswith(("andrea-conform: ", "andrea-grade: ", "andrea-audit: "))
     assert "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize("main, argv", [
+    (conform_cli.main, ["andrea_ref", "--call-timeout", "nan"]),
+    (conform_cli.main, ["andrea_ref", "--profile", "no-such-profile"]),
+    (grade_cli.main, [str(BUGGY), "--call-timeout", "nan"]),
+    (grade_cli.main, [str(BUGGY), "--total-timeout", "-1"]),
+    (audit_cli.main, ["suite", "--jobs", "x"]),
+])
+def test_a_bad_option_is_returned_as_exit_status_2_by_every_command(main, argv, capsys):
+    """Each command's main returns its usage error (none raises SystemExit at its caller),
+    and a time limit that is not a positive number of seconds is refused alike."""
+    assert main(argv) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "error:" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("main", [conform_cli.main, grade_cli.main, audit_cli.main])
+def test_help_is_exit_status_0_for_every_command(main, capsys):
+    assert main(["--help"]) == EXIT_OK
+    assert "usage:" in capsys.readouterr().out
+
+
+def test_a_missing_output_folder_names_the_option_in_every_command(tmp_path, capsys):
+    missing = str(tmp_path / "no" / "report.txt")
+    assert conform_cli.main(["andrea_ref", "--output", missing]) == EXIT_USAGE
+    assert grade_cli.main([str(BUGGY), "--output", missing]) == EXIT_USAGE
+    assert audit_cli.main(["suite", "--output", missing]) == EXIT_USAGE
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 3 and all(f"--output {missing}" in ln for ln in lines), lines
 
 
 def test_audit_says_output_and_keeps_out_with_a_note(tmp_path, capsys):
