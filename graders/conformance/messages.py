@@ -59,3 +59,13 @@ MSG_CONFORM_HEADER = "{target} against spec {spec} (profile {profile})"
 MSG_NOTE = "note"
 MSG_CONFORMS = "conforms"
 MSG_DOES_NOT_CONFORM = "does not conform"
+
+# ---- why a submission has no module to import (submission.py; the grader's report says the
+# same msgid, graders/grade/messages.py re-exports them)
+MSG_NO_MODULE = "No Python module found in the submission (expected one .py file)."
+MSG_NOT_A_NOTEBOOK = ("{name} is not a Jupyter notebook that can be read; save it again from "
+                      "Jupyter.")
+MSG_MANY_MODULES = ("The submission has several Python modules ({names}); put one module in the "
+                    "folder or name it submission.py.")
+MSG_KIT_NAME = ("{names} in the submission has the name of one of the grader's own packages "
+                "({package}); rename it, and its imports.")

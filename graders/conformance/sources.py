@@ -154,6 +154,14 @@ class Source:
             prev = cell
         return ranges
 
+    @classmethod
+    def from_dict(cls, data: dict, text: str) -> "Source":
+        """The Source whose ``to_dict()`` is `data`, with its Python `text`."""
+        return cls(text, data["origin"], bool(data.get("notebook")),
+                   [(int(c), int(k)) for c, k in data.get("line_map", [])],
+                   [Dropped(**d) for d in data.get("dropped", [])],
+                   int(data.get("dropped_total", 0)))
+
     def to_dict(self) -> dict:
         return {"origin": self.origin, "notebook": self.notebook,
                 "line_map": [list(x) for x in self.line_map],
@@ -405,13 +413,20 @@ def read_source(path: str | Path) -> Source:
         data = p.read_bytes()
     except OSError as exc:
         raise SourceError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if p.suffix == NOTEBOOK_SUFFIX:
-        return notebook_source(data, p.name)
-    try:   # as Python reads a module: UTF-8, or the encoding its coding line declares
-        return Source(importlib.util.decode_source(data), p.name)
+    return source_of(data, p.name, path)
+
+
+def source_of(data: bytes, origin: str, path: str | Path | None = None) -> Source:
+    """The bytes of a file named `origin`: a notebook's code cells, or a module's text decoded
+    as Python decodes a module (UTF-8, or the encoding its coding line declares). A
+    SourceError names `path` (by default `origin`)."""
+    if origin.endswith(NOTEBOOK_SUFFIX):
+        return notebook_source(data, origin)
+    try:
+        return Source(importlib.util.decode_source(data), origin)
     except (SyntaxError, UnicodeDecodeError, LookupError):
-        raise SourceError(f"{path}: not UTF-8 text (nor in the encoding a coding line "
-                          "declares)") from None
+        raise SourceError(f"{path if path is not None else origin}: not UTF-8 text (nor in the "
+                          "encoding a coding line declares)") from None
 
 
 # Files a student hands in beside the submission that are never it: their own tests, a

@@ -11,38 +11,30 @@ when the grader itself cannot run (no such file, kernel grading unavailable, bad
 from __future__ import annotations
 
 import hashlib
-import os
 import importlib.util
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from andrea_runtime.cells import format_ranges
 from graders.conformance.outcome import Cause, FaultKind, Status
 from graders.conformance.profiles import check_profile
 from graders.conformance.registry import (RegistryError, SelectionError, all_checks,
                                           select as select_checks)
 from graders.conformance.runner import CheckResult, load_impl, not_run, run_check, run_checks
-from graders.conformance.sources import (KERNEL_SUFFIX, NOTEBOOK_SUFFIX, SOURCE_SUFFIXES,
-                                         SourceError, choose_entry, kit_names_taken,
-                                         notebook_source, submission_root)
+# the submission model (and, for the modules that import them from here, its names and caps)
+from graders.conformance.submission import (MAX_FOLDER_ENTRIES, MAX_PATH_CHARS,  # noqa: F401
+                                            MAX_SUBMISSION_BYTES, NOTEBOOK_MODULE, Submission,
+                                            SubmissionError, printable_name, read_submission)
 from spec import Spec
 
 from . import messages as M
 from . import scoring
 from .session import Session
 from .similarity import python_parts, reference_flags
-from .formats import inert, inert_report
+from .formats import inert_report
 from .sandbox import Limits, SandboxError, choose_mode
 
 GRADER_VERSION = "1"
-NOTEBOOK_MODULE = "notebook_submission.py"   # a notebook's code cells, as the worker imports them
-MAX_SUBMISSION_BYTES = 5 * 1024 * 1024
-# Files deeper than this are ignored: in the scratch folder (a longer base than, e.g.,
-# /autograder/submission) their path could pass PATH_MAX and stop the grader.
-MAX_PATH_CHARS = 1024
-MAX_FOLDER_ENTRIES = 2000       # files and folders of a submission folder (hidden ones aside)
 MAX_MESSAGE_CHARS = 2000        # a check's message and its smallest input, each
 MAX_REPRODUCER_CHARS = 8000     # a check's reproducer snippet
 REFERENCE = "andrea_ref"
@@ -52,157 +44,14 @@ class GraderError(Exception):
     """The grader cannot run (as opposed to a submission that fails)."""
 
 
-@dataclass
-class Submission:
-    name: str                   # the student's file or folder name
-    files: dict[str, bytes]     # relative path -> content
-    module: str | None          # the file to import (relative), None if none could be chosen
-    kind: str = "python"        # "python" or "kernel"
-    problem: str | None = None  # why no module could be chosen (a msgid), with `problem_fields`
-    problem_fields: dict | None = None
-    source: dict | None = None  # a notebook's origin, line map and dropped lines (sources.py)
-    digest: str | None = None   # the content hash (set by load_submission)
-
-    @property
-    def sha256(self) -> str:
-        """Hash of the content (never of the student's file or folder name)."""
-        if self.digest:
-            return self.digest
-        h = hashlib.sha256()
-        for rel in sorted(self.files):
-            h.update(rel.encode() + b"\0" + hashlib.sha256(self.files[rel]).digest())
-        return h.hexdigest()
-
-    @property
-    def target(self) -> str:
-        """The name a student knows the graded file by (the notebook, not its conversion)."""
-        return (self.source or {}).get("origin") or self.module or self.name
-
-
 def load_submission(path: str | Path) -> Submission:
     """Read a submission: a .py, .ipynb or .cu file, or a folder with one module or notebook
-    (helper modules allowed). Notebooks are read by graders.conformance.sources, as the
-    self-check reads them."""
-    p = Path(path)
-    if not p.exists():
-        raise GraderError(f"{path}: no such file or folder")
-    if p.is_file():
-        if p.suffix not in SOURCE_SUFFIXES:
-            raise GraderError(f"{path}: not a .py, .ipynb or .cu file")
-        _check_size(path, p.stat().st_size)
-        data = _read(p)
-        digest = hashlib.sha256(p.suffix.encode() + b"\0" + data).hexdigest()
-        name = printable_name(p.name)
-        if p.suffix == NOTEBOOK_SUFFIX:
-            return _notebook_submission(name, {}, name, data, digest)
-        return Submission(name, {name: data}, name,
-                          "kernel" if p.suffix == KERNEL_SUFFIX else "python", digest=digest)
-    files = {}
-    total = 0
-    for f in _folder_files(p, path):
-        rel = f.relative_to(p)
-        if not f.is_file():
-            continue
-        if f.is_symlink() or len(rel.as_posix()) > MAX_PATH_CHARS:
-            continue  # a link is never followed; a path this long is no helper module
-        total += f.stat().st_size
-        _check_size(path, total)
-        data = _read(f)
-        _check_size(path, total - f.stat().st_size + len(data))
-        files[printable_name(rel.as_posix())] = data
-    h = hashlib.sha256()
-    for rel in sorted(files):
-        h.update(rel.encode() + b"\0" + hashlib.sha256(files[rel]).digest())
-    digest = h.hexdigest()
-    prefix = submission_root(list(files))   # a folder zipped inside the folder: hw3/...
-    if prefix:
-        files = {r[len(prefix):]: data for r, data in files.items() if r.startswith(prefix)}
-    top = [r for r in files if "/" not in r]
-    cu = [r for r in top if r.endswith(KERNEL_SUFFIX)]
-    name = printable_name(p.name)
-    if cu and not any(r.endswith((".py", NOTEBOOK_SUFFIX)) for r in top):
-        return Submission(name, files, cu[0], "kernel", digest=digest)
-    init = files.get("__init__.py")
-    entry, why, names = choose_entry(
-        list(files), None if init is None else init.decode("utf-8", "replace"))
-    taken = kit_names_taken(list(files), entry, [
-        data.decode("utf-8", "replace") for r, data in files.items() if r.endswith(".py")])
-    if entry is not None and taken:
-        return Submission(name, files, None, problem=M.KIT_NAME, digest=digest,
-                          problem_fields={"names": ", ".join(f for f, _ in taken),
-                                          "package": ", ".join(p for _, p in taken)})
-    if entry is not None and entry.endswith(NOTEBOOK_SUFFIX):
-        return _notebook_submission(name, files, entry, files[entry], digest)
-    if entry is not None:
-        return Submission(name, files, entry, digest=digest)
-    if why == "none":
-        return Submission(name, files, None, problem=M.NO_MODULE, digest=digest)
-    return Submission(name, files, None, problem=M.MANY_MODULES,
-                      problem_fields={"names": ", ".join(names)}, digest=digest)
-
-
-def _folder_files(p: Path, path) -> list[Path]:
-    """The entries of a submission folder that may be its files, sorted: hidden folders
-    (``.git``) and ``__pycache__`` are not entered, links not followed, and a folder of more
-    than MAX_FOLDER_ENTRIES entries is refused before it costs the grader anything (50,000
-    empty files, which the size cap does not see, took half a minute to read and copy)."""
-    seen, out = 0, []
-    for top, dirs, names in os.walk(p, onerror=None, followlinks=False):
-        dirs[:] = [d for d in dirs if not d.startswith((".", "__pycache__"))]
-        seen += len(dirs) + len(names)
-        if seen > MAX_FOLDER_ENTRIES:
-            raise GraderError(f"{path}: the submission holds more than {MAX_FOLDER_ENTRIES} "
-                              "files and folders, the most the grader accepts")
-        out += [Path(top, n) for n in names if not n.startswith((".", "__pycache__"))]
-    return sorted(out)
-
-
-def printable_name(name: str) -> str:
-    """A file name as text that can be written anywhere (UTF-8, gradebook, CSV): bytes that are
-    not UTF-8 (which Python keeps as lone surrogates) shown as \\xff escapes."""
-    name = name.replace("\\", "\\\\")  # so that no two names look the same (a\xff, a\\xff)
+    (helper modules allowed), as the self-check reads it (graders.conformance.submission);
+    GraderError when `path` cannot be read as one."""
     try:
-        name = os.fsencode(name).decode("utf-8", "backslashreplace")
-    except UnicodeError:
-        name = name.encode("utf-8", "backslashreplace").decode("utf-8")
-    # control characters, bidi and zero-width marks as escapes (formats.inert), and a space or
-    # other white space at either end as \x20-style escapes: " bob.py" never reads "bob.py"
-    # (a line break or tab too: a name is one line of any report, never two)
-    name = inert(name).replace("\n", "\\x0a").replace("\t", "\\x09")
-    core = name.strip()
-    if core != name:
-        start = name.index(core[0]) if core else len(name)
-        end = start + len(core)
-        name = "".join(f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
-                       for c in name[:start]) + core + "".join(
-            f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in name[end:])
-    return name
-
-
-def _notebook_submission(name, files, entry, data, digest) -> Submission:
-    try:
-        src = notebook_source(data, entry)
-    except SourceError:
-        return Submission(name, dict(files), None, problem=M.NOT_A_NOTEBOOK,
-                          problem_fields={"name": entry}, digest=digest)
-    files = dict(files)
-    files[NOTEBOOK_MODULE] = src.text.encode("utf-8")
-    source = src.to_dict()
-    source["cells"] = format_ranges(src.cell_ranges())   # the worker runs them one by one
-    return Submission(name, files, NOTEBOOK_MODULE, source=source, digest=digest)
-
-
-def _check_size(path, size: int) -> None:
-    if size > MAX_SUBMISSION_BYTES:
-        raise GraderError(f"{path}: the submission is larger than "
-                          f"{MAX_SUBMISSION_BYTES >> 20} MiB, the most the grader accepts")
-
-
-def _read(f: Path) -> bytes:
-    try:
-        return f.read_bytes()
-    except OSError as exc:
-        raise GraderError(f"{f}: cannot read ({exc.strerror})") from None
+        return read_submission(path)
+    except SubmissionError as exc:
+        raise GraderError(str(exc)) from None
 
 
 def contract_functions(spec: Spec) -> list[str]:

@@ -9,6 +9,11 @@ of the same catalogs. Placeholders use ``str.format`` names, and translations ke
 # self-check says them too), re-exported here with the grader's other sentences.
 from graders.conformance.i18n import (EXCEPTION_NAMES, PYTHON_MESSAGE_IDS,  # noqa: F401
                                       PYTHON_MESSAGES, exception_name, python_message)
+# Why a submission has no module to import: the submission model's (graders.conformance.submission)
+from graders.conformance.messages import (MSG_KIT_NAME as KIT_NAME,  # noqa: F401
+                                          MSG_MANY_MODULES as MANY_MODULES,
+                                          MSG_NO_MODULE as NO_MODULE,
+                                          MSG_NOT_A_NOTEBOOK as NOT_A_NOTEBOOK)
 
 # --- statuses and labels
 PASSED = "passed"
@@ -54,9 +59,7 @@ IMPORT_FAILED = "Your submission could not be imported, so no check could run."
 IMPORT_ERROR_AT = "{type} at line {line}: {msg}"
 IMPORT_ERROR = "{type}: {msg}"
 IMPORT_HINT = "Fix this error so that your module imports cleanly; until then every check scores zero."
-NO_MODULE = "No Python module found in the submission (expected one .py file)."
 IMPORT_ERROR_AT_CELL = "{type} in cell {cell}, line {line}: {msg}"
-NOT_A_NOTEBOOK = "{name} is not a Jupyter notebook that can be read; save it again from Jupyter."
 NOTEBOOK_DROPPED = ("Cell {cell}, line {line}: “{text}” was left out: it only works inside "
                     "Jupyter (IPython magics, shell commands and get_ipython() are not Python).")
 NOTEBOOK_CELL_RAISED = ("Cell {cell} raised {type}: {msg}; the cells after it were run (what it "
@@ -69,9 +72,6 @@ FLAG_REFERENCE_COPY = ("{share}% of this submission's code fingerprints are the 
 STAFF_SUMMARY = "For the staff: score {score} / {max_score}; {n} copy flag(s)."
 AUTOGRADER_FAILED = ("The autograder could not grade this submission; this is not a verdict on "
                      "your work. Please tell the course staff.")
-MANY_MODULES = "The submission has several Python modules ({names}); put one module in the folder or name it submission.py."
-KIT_NAME = ("{names} in the submission has the name of one of the grader's own packages ({package}); "
-            "rename it, and its imports.")
 
 # --- what a fault was (proxy.py fills in the call and the numbers; the runner shows it as the
 # {detail} of "{function}() could not answer: {detail}")

@@ -8,7 +8,7 @@ import unicodedata
 
 from graders.grade import formats
 
-#: What must never reach an output raw (see formats._UNSAFE).
+#: What must never reach an output raw (see graders/conformance/inert.py, _UNSAFE).
 INVISIBLE_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Zl", "Zp"}
 HANGUL_FILLERS = "\u115f\u1160\u3164\uffa0"
 
