@@ -137,3 +137,20 @@ def test_a_submission_that_uses_up_its_budget_is_shown_in_the_progress_and_summa
     assert "1 used up their time budget" in out
     line = [x for x in (shown.out + shown.err).splitlines() if x.startswith("slow.py: used up")]
     assert line and "4 s budget" in line[0] and "not run (" in line[0]
+
+
+# ----------------------------------------------------------------------------- fail closed
+def test_a_batch_without_bubblewrap_refuses_up_front(tmp_path, spec, monkeypatch):
+    """Not one 'problem' row per student and exit status 0: one refusal, nothing written."""
+    from graders.grade import cli, sandbox
+
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "a.py").write_bytes((CORPUS / "hidden_names.py").read_bytes())
+    monkeypatch.setattr(sandbox.probe, "_PROBE", {"bwrap": (False, "bubblewrap (bwrap) is not "
+                                                             "installed")})
+    with pytest.raises(batch.BatchError, match="refusing to run untrusted code"):
+        batch.run_batch(subs, spec, db=tmp_path / "gb.sqlite", progress=False)
+    assert not (tmp_path / "gb.sqlite").exists()
+    assert cli.main(["batch", str(subs), "--db", str(tmp_path / "gb.sqlite"),
+                     "--no-progress"]) == 2

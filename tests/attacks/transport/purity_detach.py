@@ -1,4 +1,4 @@
-"""Hostile (a known gap, strict xfail in tests/grade/test_hostile_transport.py): overwrite the arguments in the worker's own address space after
+"""Hostile (a known gap, strict xfail in tests/grade/test_attacks_transport.py): overwrite the arguments in the worker's own address space after
 giving their pages private memory with the same bytes (mmap MAP_FIXED|MAP_PRIVATE|MAP_ANONYMOUS,
 exactly what RegionView.release does), so the grader's shared call region never sees the write.
 

@@ -1,0 +1,260 @@
+"""Attacks on what the worker sees and may write (tests/attacks/filesystem/): file names that
+are not UTF-8 or look alike, symbolic links, paths too deep, folders of too many files, the
+kit's and the test tooling's files in the package folders, the scratch folder's mount name.
+
+Each file of `tests/attacks/filesystem/` is one attack class; its docstring (a notebook: its first
+cell, a kernel: its first comment) says what it tries and what must happen. Tests that need
+a worker run it in bubblewrap (skipped where bubblewrap cannot run: the grader then refuses
+untrusted code, which tests/grade/test_sandbox.py checks for every attack file), with
+`select` limited to the checks the attack needs.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from graders.conformance.sources import FORBIDDEN_PACKAGES
+from graders.grade import grading, sandbox
+from graders.grade.grading import load_submission
+from tests.attacks import CORPUS
+
+from .attacking import ROOT, printed_report
+from .conftest import CORRECT, HAS_BWRAP, LIMITS, grade_path, needs_bwrap
+
+
+def _names_batch(tmp_path: Path) -> Path:
+    subs = tmp_path / "subs"
+    carol = subs / "carol"
+    carol.mkdir(parents=True)
+    (carol / "submission.py").write_bytes((CORPUS / "hidden_names.py").read_bytes())
+    (carol / os.fsdecode(b"\xff\x1b[2Jhelper.py")).write_text("X = 1\n")
+    (subs / os.fsdecode(b"dave\xfe.py")).write_bytes((CORPUS / "hidden_names.py").read_bytes())
+    return subs
+
+
+def test_file_names_that_are_not_utf8_are_shown_escaped(tmp_path):
+    subs = _names_batch(tmp_path)
+    carol = grading.load_submission(subs / "carol")
+    # (and the escape code shown as one too: a name is inert, grading.printable_name)
+    assert "\\xff\\x1b[2Jhelper.py" in carol.files and carol.module == "submission.py"
+    assert len(carol.sha256) == 64
+    dave = grading.load_submission(next(p for p in subs.iterdir() if p.is_file()))
+    assert dave.name == "dave\\xfe.py" and dave.module == "dave\\xfe.py"
+
+
+@needs_bwrap
+def test_a_batch_survives_file_names_that_are_not_utf8(tmp_path, spec):
+    from graders.grade import batch
+
+    subs = _names_batch(tmp_path)
+    db, csv_path = tmp_path / "gb.sqlite", tmp_path / "scores.csv"
+    batch.run_batch(subs, spec, jobs=1, db=db, csv_path=csv_path, profile="dev",
+                    limits=LIMITS, sandbox="bwrap", select=["dot_product"], progress=False)
+    con = sqlite3.connect(db)
+    rows = dict(con.execute("SELECT submission, score FROM grades"))
+    assert rows == {"carol": rows["carol"], "dave\\xfe.py": rows["dave\\xfe.py"]}
+    assert rows["carol"] > 0 and rows["carol"] == rows["dave\\xfe.py"]
+    assert "dave\\xfe.py" in csv_path.read_text(encoding="utf-8")
+
+
+def test_an_escaped_name_never_collides_with_a_real_one(tmp_path, spec):
+    """A file named with the byte \\xff and a folder literally named '\\xff' would both be
+    shown as '\\xff': the grader could not write both into its scratch folder and stopped with
+    its own error. Backslashes are escaped too, so the names stay apart."""
+    sub = tmp_path / "s"
+    (sub / "d\\xff").mkdir(parents=True)
+    (sub / "d\\xff" / "m.py").write_text("X = 1\n")
+    (sub / os.fsdecode(b"d\xff")).write_text("not a folder\n")
+    (sub / "submission.py").write_bytes((CORPUS / "hidden_names.py").read_bytes())
+    got = grading.load_submission(sub)
+    assert set(got.files) == {"submission.py", "d\\xff", "d\\\\xff/m.py"}
+    if HAS_BWRAP:
+        rep = grade_path(sub, spec, select=["dot_product"], limits=LIMITS, sandbox="bwrap")
+        assert rep["checks"][0]["status"] == "passed"
+
+
+def test_a_path_too_deep_for_the_scratch_folder_is_ignored(tmp_path):
+    """Under /autograder/submission (23 characters) a path can be 4,080 characters long and
+    still too long under the grader's scratch folder: the grader then failed with its own
+    error (exit 2, 'grade it again'), and the submission was never graded. Such files are
+    ignored; the module is graded."""
+    sub = tmp_path / "s"
+    deep = sub.joinpath(*["d" * 200] * 6)
+    deep.mkdir(parents=True)
+    (deep / "x.txt").write_text("hidden\n")
+    (sub / "submission.py").write_bytes((CORPUS / "hidden_names.py").read_bytes())
+    got = grading.load_submission(sub)
+    assert list(got.files) == ["submission.py"] and got.module == "submission.py"
+
+
+def test_a_symlink_in_a_batch_folder_is_not_followed(tmp_path, spec):
+    """An entry of the batch folder that links to a host file (or to the reference) is not
+    read: a problem row, no grade; a single file given by the teacher is still read."""
+    from graders.grade import batch
+
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "leak.py").symlink_to(Path(__file__).resolve().parents[2] / "andrea_ref" / "embedding.py")
+    db = tmp_path / "gb.sqlite"
+    batch.run_batch(subs, spec, db=db, profile="dev", limits=LIMITS, select=["dot_product"],
+                    progress=False, sandbox="none")
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*) FROM grades").fetchone() == (0,)
+    (msg,) = con.execute("SELECT message FROM problems WHERE submission='leak.py'").fetchone()
+    assert "symbolic link" in msg
+
+
+def _many_files(folder: Path, n: int) -> Path:
+    folder.mkdir(parents=True)
+    shutil.copy(CORPUS / "many_files.py", folder / "submission.py")
+    for i in range(n):
+        (folder / f"h{i}.txt").touch()
+    git = folder / ".git" / "objects"     # hidden: never entered, never counted
+    git.mkdir(parents=True)
+    for i in range(2500):
+        (git / f"o{i}").touch()
+    return folder
+
+
+def test_a_folder_of_too_many_files_is_refused_at_once(tmp_path):
+    from graders.grade.grading import MAX_FOLDER_ENTRIES, GraderError
+
+    with pytest.raises(GraderError, match=f"more than {MAX_FOLDER_ENTRIES} files and folders"):
+        load_submission(_many_files(tmp_path / "mallory", 2500))
+    ok = load_submission(_many_files(tmp_path / "zoe", 100))   # the .git beside is not counted
+    assert ok.module == "submission.py" and len(ok.files) == 101
+
+
+@needs_bwrap
+def test_a_batch_goes_on_past_a_folder_of_too_many_files(tmp_path, spec):
+    from graders.grade import batch
+
+    subs = tmp_path / "subs"
+    _many_files(subs / "mallory", 2500)
+    shutil.copy(CORRECT, subs / "zoe.py")
+    csv_path = tmp_path / "scores.csv"
+    batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", csv_path=csv_path,
+                    profile="dev", limits=LIMITS, sandbox="bwrap", select=["vector_norm"],
+                    progress=False)
+    rows = {r["submission"]: r for r in csv.DictReader(csv_path.open(encoding="utf-8"))}
+    assert "more than 2000 files" in rows["mallory"]["problem"]
+    assert rows["zoe.py"]["vector_norm"] == "passed"
+
+
+@needs_bwrap
+def test_the_kit_installed_in_a_bound_folder_is_not_in_the_sandbox(spec, monkeypatch):
+    """Pretend xmlrpc (in the interpreter's prefix, which the sandbox binds whole) is part of
+    the kit: the worker must find nothing there."""
+    from graders.grade import sandbox
+
+    def listing():
+        rep = grade_path(CORPUS / "see_kit.py", spec, select=["vector_norm"], limits=LIMITS,
+                         sandbox="bwrap")
+        assert rep["checks"][0]["status"] == "passed"
+        return rep["submission_output"]
+
+    assert "client.py" in listing()                  # visible while it is not the kit's
+    monkeypatch.setattr(sandbox.mounts, "KIT_PACKAGES", sandbox.mounts.KIT_PACKAGES + ("xmlrpc",))
+    assert "KIT-LISTING []" in listing()
+
+
+@needs_bwrap
+def test_the_site_folder_holds_exactly_the_allowed_packages(spec):
+    """/sandbox/site is links into site-packages bound whole (one mount, not one per package):
+    the same names as before, the test tooling absent to `import`, the kit and everything else
+    left out covered where the bound folder still has it."""
+    import hashlib
+
+    from graders.grade import sandbox
+
+    rep = grade_path(CORPUS / "site_view.py", spec, select=["vector_norm"], limits=LIMITS,
+                     sandbox="bwrap")
+    assert rep["checks"][0]["status"] == "passed", rep["checks"][0]["message"]
+    out = rep["submission_output"]
+    names = sorted(p.name for p in sandbox.mounts._site_entries(False))
+    digest = hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
+    assert f"SITE {len(names)} {digest}" in out, out
+    for name in ("pytest", "_pytest", "hypothesis", "pluggy", "_hypothesis_globals"):
+        if f"IMPORT {name} " in out:     # where the tooling is installed at all
+            assert f"IMPORT {name} ModuleNotFoundError" in out, out
+    assert "LEAK" not in out, out
+    assert "COVERED 0" not in out, out   # hypothesis and pytest at least are covered
+
+
+@needs_bwrap
+def test_no_tooling_or_kit_through_the_interpreters_own_package_folders(spec):
+    rep = grade_path(CORPUS / "site_leftovers.py", spec, select=["vector_norm"], limits=LIMITS,
+                     sandbox="bwrap")
+    assert rep["import"]["ok"], rep["import"]
+    assert rep["checks"][0]["status"] == "passed"
+    got = printed_report(rep, "SITE-REPORT")
+    assert got == {"imported": [], "shown": [], "records": []}, got
+
+
+def test_the_interpreters_package_folders_are_covered_in_the_sandbox():
+    """What the attack above reached: every site-/dist-packages folder inside a folder the
+    sandbox binds whole (the interpreter's prefix, /usr) is covered by an empty tmpfs."""
+    exe, prefix = sandbox.features._python()
+    cmd = sandbox.mounts._bwrap_prefix("bwrap", {}, site=[], disk_bytes=1 << 20)
+    covered = {cmd[i + 1] for i, a in enumerate(cmd[:-1]) if a == "--tmpfs"}
+    for d in sandbox.mounts._package_folders(["/usr", prefix]):
+        assert str(d) in covered or any(c in d.parents for c in map(Path, covered)), d
+
+
+def _fake_site(tmp_path: Path) -> Path:
+    site = tmp_path / "site-packages"
+    plain = [f"pkg{i}" for i in range(8)]   # most of the folder allowed: it is bound once
+    for d in ("numpy", "hypothesis", "_pytest", "mylib-src/mylib", "pytest-9.0.dist-info",
+              *plain):
+        (site / d).mkdir(parents=True)
+        (site / d / "__init__.py").write_text("SECRET = 1\n")
+    (site / "evil.pth").write_text("import os\n")
+    os.symlink("hypothesis", site / "hyp")
+    os.symlink("_pytest", site / "_pytest_compat")
+    os.symlink(ROOT / "andrea_ref", site / "tools")
+    os.symlink(site / "mylib-src" / "mylib", site / "mylib")
+    return site
+
+
+def test_links_in_site_packages_cannot_bring_in_the_tooling_or_the_kit(tmp_path, monkeypatch):
+    site = _fake_site(tmp_path)
+    monkeypatch.setattr(sandbox.mounts, "_site_dirs", lambda: [site])
+    entries = sandbox.mounts._package_dirs()
+    names = sorted(e.name for e in entries)
+    allowed = ["mylib", "mylib-src", "numpy"] + [f"pkg{i}" for i in range(8)]
+    assert names == allowed, names
+    for e in entries:
+        assert e.name.split(".")[0] not in FORBIDDEN_PACKAGES
+        assert ROOT not in e.resolve().parents and e.resolve() != ROOT
+    args = sandbox.mounts._site_args(entries)
+    # the real left-out entries are covered where the folder is bound
+    assert args[args.index(str(site)) + 1] == "/sandbox/pkgs/0"   # the folder, bound once
+    covered = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--tmpfs"]
+    covered += [args[i + 2] for i, a in enumerate(args[:-2]) if a == "--ro-bind"
+                and args[i + 1] == "/dev/null"]
+    for left in ("hypothesis", "_pytest", "pytest-9.0.dist-info", "evil.pth"):
+        assert any(c.endswith("/" + left) for c in covered), (left, args)
+    linked = [args[i + 2] for i, a in enumerate(args[:-2]) if a == "--symlink"]
+    bound = [args[i + 2] for i, a in enumerate(args[:-2]) if a == "--ro-bind"
+             and args[i + 1] != "/dev/null"]
+    visible = {Path(p).name for p in linked + bound if p.startswith("/sandbox/site/")}
+    assert visible == set(allowed), visible
+
+
+@needs_bwrap
+def test_the_scratch_folder_is_mounted_under_a_neutral_name(spec):
+    from graders.grade.sandbox.scratch import _scratch_parent
+
+    rep = grade_path(CORPUS / "mount_names.py", spec, select=["vector_norm"], limits=LIMITS,
+                     sandbox="bwrap")
+    assert rep["checks"][0]["status"] == "passed"
+    roots = printed_report(rep, "MOUNT-REPORT")
+    for where in ("/sandbox/runtime", "/sandbox/submission"):
+        assert "andrea" not in roots[where], roots
+        if _scratch_parent() == "/dev/shm":
+            assert roots[where].count("/") == 2, roots   # /<random>/runtime

@@ -1,0 +1,154 @@
+"""Attacks on the host's and the grader's memory (tests/attacks/memory/): the submission's
+processes and memfds together, user namespaces (a tmpfs beyond the quota), gc snooping, a
+helper module whose syntax tree would be gigabytes, a reply that names one blob many times.
+
+Each file of `tests/attacks/memory/` is one attack class; its docstring (a notebook: its first
+cell, a kernel: its first comment) says what it tries and what must happen. Tests that need
+a worker run it in bubblewrap (skipped where bubblewrap cannot run: the grader then refuses
+untrusted code, which tests/grade/test_sandbox.py checks for every attack file), with
+`select` limited to the checks the attack needs.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from graders.grade import sandbox
+from tests.attacks import CORPUS
+
+from .attacking import grade_attack, vm_hwm_mib
+from .conftest import LIMITS, grade_path, needs_bwrap
+
+
+@needs_bwrap
+def test_gc_snoop(spec):
+    rep, got = grade_attack("gc_snoop", spec, ["lookup_selects_row"])
+    assert got["lookup_selects_row"]["status"] == "failed"
+    assert "kit modules: []; candidates: 0" in rep["submission_output"]
+
+
+@needs_bwrap
+def test_no_user_namespace_of_its_own_so_no_tmpfs_beyond_the_quota(spec):
+    rep = grade_path(CORPUS / "nested_userns.py", spec, select=["vector_norm"], limits=LIMITS,
+                     sandbox="bwrap")
+    assert rep["import"]["ok"] and rep["checks"][0]["status"] == "passed"
+    line = next(x for x in rep["submission_output"].splitlines()
+                if x.startswith("USERNS-REPORT "))
+    got = {a["how"]: a["result"] for a in json.loads(line.split(" ", 1)[1])}
+    assert got == {"unshare": "refused, errno 1", "clone": "refused, errno 1",
+                   "clone3": "refused, errno 38"}, got   # EPERM, EPERM, ENOSYS
+
+
+def _no_memory_cgroup() -> bool:
+    from graders.grade.sandbox import MemoryCgroup
+
+    return MemoryCgroup._find_base() is None
+
+
+@needs_bwrap
+@pytest.mark.xfail(_no_memory_cgroup(), strict=True,
+                   reason="no memory cgroup can be made here: the memory limit is RLIMIT_AS "
+                          "per process (up to RLIMIT_NPROC of them) and memfd pages count in "
+                          "no address space")
+def test_the_submissions_processes_together_stay_under_the_memory_limit(spec):
+    from tests.helpers import fast_limits
+
+    rep = grade_path(CORPUS / "memory_across_processes.py", spec, select=["vector_norm"],
+                     limits=fast_limits(memory_mb=384), sandbox="bwrap")
+    assert rep["import"]["ok"] and rep["checks"][0]["status"] == "passed"
+    line = next(x for x in rep["submission_output"].splitlines()
+                if x.startswith("MEMORY-REPORT "))
+    held = json.loads(line.split(" ", 1)[1])
+    assert held["children"] + held["memfd"] <= 384, held
+
+
+@needs_bwrap
+@pytest.mark.skipif(_no_memory_cgroup(), reason="no memory cgroup can be made here")
+def test_memory_written_into_memfds_is_the_submissions_memory_fault(spec):
+    from tests.helpers import fast_limits
+
+    rep = grade_path(CORPUS / "memory_in_memfds.py", spec, select=["vector_norm"],
+                     limits=fast_limits(memory_mb=384), sandbox="bwrap")
+    (check,) = rep["checks"]
+    assert check["status"] != "passed" and check["cause"] == "fault", check
+    assert "counting every process it started (memory limit 384 MiB)" in check["message"]
+    from graders.grade.sandbox import MemoryCgroup
+
+    base, _ = MemoryCgroup._find_base()                          # every worker's cgroup removed
+    assert not list(base.glob(f"andrea-worker-{os.getpid()}-*"))
+
+
+def _bomb_folder(tmp_path: Path) -> Path:
+    import importlib.util
+
+    spec_ = importlib.util.spec_from_file_location("seed", CORPUS / "parse_bomb_helper.py")
+    seed = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(seed)
+    folder = tmp_path / "bob"
+    folder.mkdir()
+    (folder / "submission.py").write_text((CORPUS / "parse_bomb_helper.py").read_text())
+    (folder / "helper.py").write_text(seed.helper_text())
+    return folder
+
+
+def test_a_huge_helper_module_is_read_in_bounded_memory(tmp_path):
+    folder = _bomb_folder(tmp_path)
+    hwm, out = vm_hwm_mib(
+        "import resource, time\n"
+        "from graders.grade.grading import load_submission\n"
+        f"sub = load_submission({str(folder)!r})\n"
+        "print('MODULE', sub.module, sub.problem)\n"
+        "print('CPU', resource.getrusage(resource.RUSAGE_SELF).ru_utime)\n")
+    assert "MODULE submission.py None" in out, out
+    assert hwm < 400, hwm        # it was 3 GB (the abstract syntax tree of the helper)
+    cpu = float(next(x for x in out.splitlines() if x.startswith("CPU ")).split()[1])
+    assert cpu < 30, cpu         # about a minute before; a few tenths of a second now
+
+
+def test_without_isolation_nothing_of_the_submission_is_read(tmp_path, monkeypatch, capsys):
+    from graders.grade import cli, grading
+
+    folder = _bomb_folder(tmp_path)
+    monkeypatch.setattr(sandbox.probe, "_PROBE", {})
+    monkeypatch.setattr(sandbox.features, "bwrap_path", lambda: None)
+
+    def never(*a, **k):
+        raise AssertionError("the submission was read although isolation is unavailable")
+
+    monkeypatch.setattr(grading, "load_submission", never)
+    assert cli.main([str(folder), "--profile", "dev"]) == cli.EXIT_GRADER
+    assert capsys.readouterr().err.startswith("andrea-grade: refusing to run untrusted code")
+
+
+def test_a_blob_named_twice_is_a_malformed_value():
+    from andrea_runtime import protocol as P
+
+    blob = bytearray(1 << 20)
+    for tree in ({"t": "list", "v": [{"t": "bytes", "i": 0}] * 2},
+                 {"t": "list", "v": [{"t": "nd", "i": 0, "dtype": "|u1", "shape": [1 << 20]}] * 2},
+                 {"t": "list", "v": [{"t": "bytes", "i": 0},
+                                     {"t": "np", "i": 0, "dtype": "|u1"}]}):
+        with pytest.raises(P.ProtocolError, match="named twice"):
+            P.decode(tree, [blob], untrusted=True)
+    # what the grader's own encoder writes still decodes: a blob per value
+    blobs: list = []
+    import numpy as np
+
+    a = np.arange(6.0)
+    tree = P.encode([a, a, b"xy", b"xy"], blobs)
+    got = P.decode(tree, blobs, untrusted=True)
+    assert got[0].tolist() == got[1].tolist() == a.tolist() and got[2:] == [b"xy", b"xy"]
+
+
+@needs_bwrap
+def test_a_reply_naming_one_blob_many_times_is_malformed(spec):
+    rep = grade_path(CORPUS / "blob_named_many_times.py", spec,
+                     select=["dot_product", "lookup_selects_row", "vector_norm"],
+                     limits=LIMITS, sandbox="bwrap")
+    got = {c["id"]: (c["status"], c["message"]) for c in rep["checks"]}
+    assert got["vector_norm"][0] == "passed", got
+    for cid in ("dot_product", "lookup_selects_row"):
+        assert got[cid][0] == "error" and "malformed reply" in got[cid][1], got[cid]

@@ -1,0 +1,114 @@
+"""Notebooks that attack the notebook reader and the cell loop (tests/attacks/notebooks/):
+cells of the wrong shape, many cells, a long indented line that a regular expression would
+backtrack on, and the time such a reading takes in the report.
+
+Each file of `tests/attacks/notebooks/` is one attack class; its docstring (a notebook: its first
+cell, a kernel: its first comment) says what it tries and what must happen. Tests that need
+a worker run it in bubblewrap (skipped where bubblewrap cannot run: the grader then refuses
+untrusted code, which tests/grade/test_sandbox.py checks for every attack file), with
+`select` limited to the checks the attack needs.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+from graders.grade import messages as M
+from graders.grade.grading import load_submission
+from tests.attacks import CORPUS
+
+from .conftest import CORRECT, LIMITS, grade_path, needs_bwrap
+
+
+def test_a_notebook_with_cells_of_the_wrong_shape_is_a_problem_not_a_traceback():
+    sub = load_submission(CORPUS / "notebook_cell_shapes.ipynb")
+    assert sub.problem == M.NOT_A_NOTEBOOK and sub.module is None
+    assert sub.problem_fields == {"name": "notebook_cell_shapes.ipynb"}
+
+
+@needs_bwrap
+def test_a_batch_goes_on_past_a_notebook_of_the_wrong_shape(tmp_path, spec):
+    from graders.grade import batch
+
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(CORPUS / "notebook_cell_shapes.ipynb", subs / "mallory.ipynb")
+    shutil.copy(CORRECT, subs / "zoe.py")
+    db, csv_path = tmp_path / "gb.sqlite", tmp_path / "scores.csv"
+    batch.run_batch(subs, spec, jobs=1, db=db, csv_path=csv_path, profile="dev",
+                    limits=LIMITS, sandbox="bwrap", select=["vector_norm"], progress=False)
+    rows = {r["submission"]: r for r in csv.DictReader(csv_path.open(encoding="utf-8"))}
+    assert rows["mallory.ipynb"]["problem"] == "not a notebook"
+    assert float(rows["mallory.ipynb"]["score"] or 0) == 0
+    assert rows["zoe.py"]["vector_norm"] == "passed"
+    con = sqlite3.connect(db)
+    assert dict(con.execute("SELECT submission, score FROM grades"))["zoe.py"] > 0
+
+
+@needs_bwrap
+def test_a_notebook_of_many_cells_is_graded_not_the_graders_failure(spec):
+    sub = load_submission(CORPUS / "many_cells.ipynb")
+    assert len(sub.source["cells"]) > 128 * 1024     # more than one argument may hold
+    rep = grade_path(CORPUS / "many_cells.ipynb", spec, select=["vector_norm"], limits=LIMITS,
+                     sandbox="bwrap")
+    assert rep["import"]["ok"] and rep["checks"][0]["status"] == "passed"
+
+
+def test_notebook_reading_prints_nothing(capfd):
+    """nbformat logs schema violations and warns about cell ids on stderr, with its own paths:
+    the grader's output must not carry them (nor a host path)."""
+    load_submission(CORPUS / "notebook_cell_shapes.ipynb")
+    load_submission(CORPUS / "many_cells.ipynb")
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+
+
+def _backtracking_notebook(tmp_path: Path, n: int) -> Path:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    seed = (CORPUS / "notebook_backtracking.py").read_text()
+    nb.cells = [nbformat.v4.new_code_cell(seed),
+                nbformat.v4.new_code_cell(" " * n + "x" * n)]
+    path = tmp_path / "hw.ipynb"
+    path.write_text(nbformat.writes(nb))
+    return path
+
+
+def test_a_long_indented_notebook_line_is_read_in_linear_time(tmp_path):
+    import resource
+
+    from graders.conformance.sources import _ipython_kind, read_source
+
+    path = _backtracking_notebook(tmp_path, 600_000)   # ten times the attack's line
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_utime
+    src = read_source(path)
+    assert _ipython_kind(" " * 600_000 + "x = get_ipython  ()") == "get_ipython"
+    used = resource.getrusage(resource.RUSAGE_SELF).ru_utime - before
+    assert src.notebook and used < 20, used   # quadratic: days for this line
+
+
+@needs_bwrap
+def test_the_reported_time_counts_the_reading(tmp_path, monkeypatch, capsys):
+    """execution_time is from the command's start to its report: reading the submission
+    counts (a notebook that took 195 s to read was reported as graded in 19 s)."""
+    from graders.grade import cli, grading
+
+    path = _backtracking_notebook(tmp_path, 1000)
+    real = grading.load_submission
+
+    def slow(p):
+        import time
+
+        time.sleep(2.0)
+        return real(p)
+
+    monkeypatch.setattr(grading, "load_submission", slow)
+    out = tmp_path / "r.json"
+    assert cli.main([str(path), "--profile", "dev", "--select", "vector_norm",
+                     "--format", "json", "--output", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    assert rep["execution_time"] >= 2.0, rep["execution_time"]
