@@ -90,7 +90,8 @@ def check(*clauses: str, requires: tuple[str, ...] = (), if_present: tuple[str, 
     another rubric group (``lookup`` in an embed check): a missing function costs only its own
     group's points, so the check judges them only when they are defined (the check's body asks
     :func:`defined`), and is skipped, costing nothing, when none of its functions is defined. The check with `judges_mutation` (the purity clause) runs
-    after the others and is the only one charged when a call of any check changed its
+    after the others of its visibility (``runner.in_run_order``: visible checks before any
+    later one) and is the only one charged when a call of one of those checks changed its
     arguments in place: every other check goes on with the value the call returned, so a
     mutation costs points once, under the clause it breaks.
     """

@@ -699,7 +699,7 @@ def run_checks(impl, spec: Spec, *, profile: str = DEFAULT_PROFILE,
     order = {c.id: i for i, c in enumerate(chosen)}
     results, mutations = [], []
     with use_profile(profile):
-        for chk in in_run_order(chosen):
+        for chk in in_run_order(chosen, spec):
             if on_start is not None:
                 on_start(chk)
             if limits is not None:
@@ -717,6 +717,27 @@ def run_checks(impl, spec: Spec, *, profile: str = DEFAULT_PROFILE,
     return sorted(results, key=lambda r: order[r.check_id])
 
 
-def in_run_order(checks: list[Check]) -> list[Check]:
-    """The purity check last, so that it sees the arguments changed in every other check."""
-    return [c for c in checks if not c.judges_mutation] + [c for c in checks if c.judges_mutation]
+#: How late students see a check's result: at once, after the due date (or publication), never.
+VISIBILITY_RANK = {"visible": 0, "after_due_date": 1, "after_published": 1, "hidden": 2}
+
+
+def visibility_rank(check: Check, spec: Spec | None) -> int:
+    """When students see `check`'s result (VISIBILITY_RANK; the most restrictive of its clauses'
+    groups); 0 without a spec."""
+    if spec is None:
+        return 0
+    group_of = {c.id: c.group for c in spec.clauses}
+    return max((VISIBILITY_RANK.get(str(spec.groups.get(group_of.get(c), {})
+                                        .get("visibility", "visible")), 2)
+                for c in check.clauses), default=0)
+
+
+def in_run_order(checks: list[Check], spec: Spec | None = None) -> list[Check]:
+    """The order checks run in: by visibility (with a spec), the visible checks first, then
+    those shown after the due date, then the hidden ones, so that nothing a student sees sooner
+    can depend on a check shown later (its calls, output, restarts, time used, the worker's
+    state); within each, the purity check last, so that it sees the arguments changed in every
+    check before it (never those of a later, less visible one). Results are reported in the
+    registry's order whatever the run order."""
+    rank = {c.id: visibility_rank(c, spec) for c in checks}
+    return sorted(checks, key=lambda c: (rank[c.id], c.judges_mutation))

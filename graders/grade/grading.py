@@ -20,7 +20,8 @@ from graders.conformance.outcome import Cause, FaultKind, Status
 from graders.conformance.profiles import check_profile
 from graders.conformance.registry import (RegistryError, SelectionError, all_checks,
                                           select as select_checks)
-from graders.conformance.runner import CheckResult, load_impl, not_run, run_check, run_checks
+from graders.conformance.runner import (CheckResult, load_impl, not_run, run_check, run_checks,
+                                        visibility_rank)
 # the submission model (and, for the modules that import them from here, its names and caps)
 from graders.conformance.submission import (MAX_FOLDER_ENTRIES, MAX_PATH_CHARS,  # noqa: F401
                                             MAX_SUBMISSION_BYTES, NOTEBOOK_MODULE, Submission,
@@ -281,34 +282,32 @@ def _run_submission(sub, spec, checks, session: Session, profile, select, on_res
 
 
 def _run_checks(proxy, spec, profile, select, target, on_result) -> list[CheckResult]:
-    """Run the checks; one that errored because the budget refused its calls did not run."""
+    """Run the checks; one that errored because the budget refused its calls did not run.
 
-    group_of = {c.id: c.group for c in spec.clauses}
-    # what students may see before every group is published: the output of the import and of
-    # the visible checks, and their restarts (what hidden checks' calls printed or broke must
-    # not show in a visible line); the checks run one after the other
-    seen = {"mark": len(proxy.output.data), "restarts": proxy.restarts}
-    proxy.visible_output, proxy.visible_restarts = bytearray(proxy.output.data), 0
+    The checks run by visibility (``in_run_order``): every visible check before any check
+    shown after the due date or hidden, so what students see before publication (the visible
+    checks' verdicts, what the submission printed, the worker restarts) is complete before a
+    hidden check makes its first call and cannot depend on one: the proxy's visible part ends
+    when the first of them starts (or with the last check)."""
+
+    def starting(check) -> None:
+        if visibility_rank(check, spec) > 0:
+            proxy.end_visible_part()
+        proxy.begin_check()
 
     def progress(res: CheckResult) -> None:
         if res.status == Status.ERROR and proxy.budget_refused:
             res = _left_out(res, proxy)
         elif res.cause == Cause.CHECK_BUG:
             res = _confirm_check_bug(res, spec)
-        if all(spec.groups.get(group_of.get(c), {}).get("visibility", "visible") == "visible"
-               for c in res.clauses):
-            proxy.visible_output += proxy.output.data[seen["mark"]:]
-            proxy.visible_restarts += proxy.restarts - seen["restarts"]
-        seen.update(mark=len(proxy.output.data), restarts=proxy.restarts)
         results.append(res)
-        proxy.begin_check()
         if on_result is not None:
             on_result(res)
 
     results: list[CheckResult] = []
-    proxy.begin_check()
     reported = run_checks(proxy, spec, profile=profile, select=select, target=target,
-                          on_result=progress)
+                          on_start=starting, on_result=progress)
+    proxy.end_visible_part()
     order = {r.check_id: i for i, r in enumerate(reported)}   # reporting order
     return sorted(results, key=lambda r: order[r.check_id])
 

@@ -583,6 +583,11 @@ class SubmissionProxy:
         self.worker_cpu_s = 0.0          # CPU time of every worker so far (read from /proc)
         self.budget_refused = False      # a call of the current check was refused (budget)
         self.budget_seconds = limits.total_timeout
+        # what students see before every group is published: the output and restarts up to the
+        # end of the visible checks, which run before any other (end_visible_part); None until
+        # then
+        self.visible_output: bytes | None = None
+        self.visible_restarts: int | None = None
 
     # ------------------------------------------------------------------ lifecycle
     def launch(self) -> None:
@@ -657,6 +662,14 @@ class SubmissionProxy:
 
     def __exit__(self, *exc):
         self.close()
+
+    def end_visible_part(self) -> None:
+        """The visible checks are done (the grader runs them first): what the submission printed
+        so far and the restarts so far are what students may see before publication. Only the
+        first call counts: nothing of a later check can reach it."""
+        if self.visible_output is None:
+            self.visible_output = bytes(self.output.data)
+            self.visible_restarts = self.restarts
 
     # ------------------------------------------------------------------ time
     def begin_check(self) -> None:

@@ -66,11 +66,13 @@ class Session:
                 proxy.close()
         finally:
             if proxy is not None and into is not None:
-                visible = getattr(proxy, "visible_output", None)
+                # before any check ran (an import that failed) everything is visible
+                visible = proxy.visible_output
                 into.update(submission_output=proxy.output.text(), restarts=proxy.restarts,
                             visible_output=(proxy.output.text() if visible is None else
-                                            bytes(visible).decode("utf-8", errors="replace")),
-                            visible_restarts=getattr(proxy, "visible_restarts", proxy.restarts),
+                                            visible.decode("utf-8", errors="replace")),
+                            visible_restarts=(proxy.restarts if proxy.visible_restarts is None
+                                              else proxy.visible_restarts),
                             worker_cpu_s=round(proxy.worker_cpu_s, 3),
                             faults=[f[:500] for f in proxy.faults[:20]])
             if scratch is not None:
