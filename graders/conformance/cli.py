@@ -32,7 +32,8 @@ from .i18n import LANGUAGES, Translator
 from .limits import CALL_SECONDS, CHECK_SECONDS, TOTAL_SECONDS, CallLimits
 from .runner import (ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, ImplementationLoadError,
                      load_impl, remove_import_rules, run_checks)
-from .sources import KERNEL_SUFFIX, cell_error_note, dropped_note
+from .notes import notebook_notes
+from .sources import KERNEL_SUFFIX
 from .messages import (MSG_CONFORMS, MSG_CONFORM_HEADER, MSG_DOES_NOT_CONFORM, MSG_NOTE)
 
 STYLE = {PASSED: "green", FAILED: "bold red", ERROR: "bold magenta", SKIPPED: "yellow",
@@ -133,11 +134,9 @@ def _conform(args, spec, t, out, err, report, written=None) -> int:
         err.print(f"andrea-conform: {escape(exc.translated(t))}")
         return EXIT_USAGE
 
-    source = getattr(impl, "__andrea_source__", None)
-    notes = [dropped_note(d, t) for d in source.dropped] if source is not None else []
-    if source is not None and hasattr(impl, "__andrea_cell_errors__"):
-        notes += [cell_error_note(source, first, exc, line, t)
-                  for first, exc, line in impl.__andrea_cell_errors__]
+    source = getattr(impl, "__andrea_source__", None)   # a notebook: what the grader says of it
+    notes = (notebook_notes(source.to_dict(), getattr(impl, "__andrea_cells_raised__", None), t)
+             if source is not None else [])
 
     def show(r):
         if args.format == "text":

@@ -19,19 +19,21 @@ MSG_FAULT_NO_FUNCTION = "the implementation could not answer: {detail}"
 MSG_FLAKY = "{function}() gave different results for the same input"
 MSG_REPRODUCE_OR = "or: {command}"
 
-# ---- notebooks (what was left out, a cell that raised)
+# ---- notebooks (what was left out, a cell that raised): rendered by notes.py, for the
+# self-check and the grader alike
 MSG_DROPPED_MAGIC = "an IPython magic"
 MSG_DROPPED_SHELL = "a shell command"
 MSG_DROPPED_GET_IPYTHON = "a get_ipython() call"
 MSG_DROPPED_HELP = "an IPython help request"
 MSG_DROPPED_CELL_MAGIC = "a cell magic"
 MSG_DROPPED_IPYTHON_IMPORT = "an import of IPython"
-MSG_NOTE_DROPPED = ("cell {cell}, line {line}: {text!r} was left out ({kind} runs only in "
-                    "Jupyter; the grader leaves it out too)")
-MSG_NOTE_CELL_RAISED = ("cell {cell} raised {type}: {msg}; the cells after it were run (what this "
-                        "cell defines is missing)")
-MSG_NOTE_CELL_RAISED_AT = ("cell {cell}, line {line} raised {type}: {msg}; the cells after it "
-                           "were run (what this cell defines is missing)")
+MSG_NOTE_DROPPED = ("Cell {cell}, line {line}: \u201c{text}\u201d was left out: {kind} only works "
+                    "inside Jupyter, not in plain Python.")
+MSG_DROPPED_MORE = "{n} more line(s) that only work inside Jupyter were left out too."
+MSG_NOTE_CELL_RAISED = ("Cell {cell} raised {type}: {msg}; the cells after it were run (what it "
+                        "would have defined is missing).")
+MSG_NOTE_CELL_RAISED_AT = ("Cell {cell}, line {line} raised {type}: {msg}; the cells after it were "
+                           "run (what it would have defined is missing).")
 
 # ---- the per-check report (labels, explanations, summary line)
 MSG_LABEL_PASS = "PASS"

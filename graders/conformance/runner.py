@@ -32,9 +32,9 @@ from .assertions import call_repr, mutation, seed_of
 from .faults import ImplementationFault
 from .outcome import Cause, FaultKind, Status
 from .profiles import DEFAULT_PROFILE, use_profile
-from .sources import (KERNEL_SUFFIX, PYTHON_SUFFIXES, Source, SourceError,
-                      cell_error_note, choose_entry, forbidden_imports, kit_names_taken,
-                      read_source, submission_root)
+from .notes import exception_message, raised_cell
+from .sources import (KERNEL_SUFFIX, PYTHON_SUFFIXES, Source, SourceError, choose_entry,
+                      forbidden_imports, kit_names_taken, read_source, submission_root)
 from .registry import Check, ConformanceError, all_checks, select as select_checks
 from .messages import (MSG_CHECK_BUG, MSG_ELSEWHERE, MSG_FAULT, MSG_FAULT_NO_FUNCTION, MSG_FLAKY,
                        MSG_MISSING, MSG_OPTIONAL, MSG_RAISED, MSG_REPRODUCE_OR)
@@ -326,10 +326,11 @@ def _exec_source(source: Source, path: Path):
         except Exception as exc:  # noqa: BLE001 - MemoryError: run_cells records the others
             raise ImplementationLoadError(
                 f"{path}: running the notebook raised {type(exc).__name__}: {exc}") from None
-        # a cell that raised: recorded (the cells after it ran); andrea-conform shows notes
-        module.__andrea_cell_notes__ = [cell_error_note(source, first, exc, line)
-                                        for first, exc, line in failed]
-        module.__andrea_cell_errors__ = list(failed)   # (first line, exception, line)
+        # a cell that raised: recorded (the cells after it ran) as the grader's report records
+        # it; andrea-conform says it (notes.notebook_notes)
+        raised = (raised_cell(source.locate, first, line, type(exc).__name__,
+                              exception_message(exc)) for first, exc, line in failed)
+        module.__andrea_cells_raised__ = [c for c in raised if c]
     finally:
         _CURRENT_SOURCE.pop()
     return module

@@ -43,9 +43,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from andrea_runtime.ipython_input import transform_cell
-from .messages import (MSG_DROPPED_CELL_MAGIC, MSG_DROPPED_GET_IPYTHON, MSG_DROPPED_HELP,
-                       MSG_DROPPED_IPYTHON_IMPORT, MSG_DROPPED_MAGIC, MSG_DROPPED_SHELL,
-                       MSG_NOTE_CELL_RAISED, MSG_NOTE_CELL_RAISED_AT, MSG_NOTE_DROPPED)
 
 KIT_PACKAGES = ("andrea_ref", "andrea_gpu", "andrea_runtime", "graders", "spec")
 TOOLING_PACKAGES = ("hypothesis", "_hypothesis_pytestplugin", "_hypothesis_globals", "pytest",
@@ -365,45 +362,6 @@ def _ipython_kind(line: str) -> str | None:
     if _HELP.match(line):
         return "help"
     return None
-
-
-DROPPED_KINDS = {
-    "magic": MSG_DROPPED_MAGIC, "shell": MSG_DROPPED_SHELL, "get_ipython": MSG_DROPPED_GET_IPYTHON,
-    "help": MSG_DROPPED_HELP, "cell_magic": MSG_DROPPED_CELL_MAGIC,
-    "ipython_import": MSG_DROPPED_IPYTHON_IMPORT,
-}
-
-
-def _english(msgid: str, **fields) -> str:
-    return msgid.format(**fields) if fields else msgid
-
-
-def cell_error_note(source: Source, first: int, exc: BaseException, line: int | None,
-                    t=None) -> str:
-    """The self-check's note on a cell that raised, in `t`'s language (English without one)."""
-    from .i18n import exception_name, python_message
-
-    cell = (source.locate(first) or (0, 0))[0]
-    loc = source.locate(line)
-    try:
-        text = exc.msg if isinstance(exc, SyntaxError) else exc   # not the module's file name
-        msg = " ".join(str(text).split())[:300]
-    except Exception:  # noqa: BLE001 - an odd __str__
-        msg = ""
-    typ = type(exc).__name__
-    words = t if t is not None and getattr(t, "lang", "en") != "en" else None
-    fields = {"cell": cell, "type": exception_name(typ, words),
-              "msg": python_message(typ, msg, words)}
-    t = t or _english
-    if loc and loc[0] == cell:
-        return t(MSG_NOTE_CELL_RAISED_AT, line=loc[1], **fields)
-    return t(MSG_NOTE_CELL_RAISED, **fields)
-
-
-def dropped_note(d: Dropped, t=None) -> str:
-    """The self-check's note on a line left out, in `t`'s language (English without one)."""
-    t = t or _english
-    return t(MSG_NOTE_DROPPED, cell=d.cell, line=d.line, text=d.text, kind=t(DROPPED_KINDS[d.kind]))
 
 
 def read_source(path: str | Path) -> Source:

@@ -23,6 +23,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from graders.conformance.notes import notebook_notes
+
 from . import messages as M
 from .class_summary import failed_checks, histogram_bins, problem_label
 from .formats import _num, check_parts, group_status, parts_text
@@ -84,9 +86,7 @@ def feedback_model(report: dict | None, lang: str, name: str = "") -> dict:
                    f"({group_status(g, t)})" for g in report["groups"] if g["id"] not in hidden],
         "hidden": t(M.HIDDEN_GROUPS, n=len(hidden)) if hidden else "",
         "import_failed": "", "import_detail": "", "import_hint": "", "checks": [],
-        "notes": list(M.cells_raised(report, t)) + [
-            t(M.NOTEBOOK_DROPPED, cell=d["cell"], line=d["line"], text=d["text"])
-            for d in ((report.get("notebook") or {}).get("dropped") or [])[:20]]}
+        "notes": notebook_notes(report.get("notebook"), imp.get("cells"), t)}
     if not imp.get("ok", True):
         model.update(import_failed=t(M.IMPORT_FAILED),
                      import_detail=M.import_detail(imp, t, kernel=kernel),

@@ -18,6 +18,7 @@ import math
 import xml.etree.ElementTree as ET
 
 from graders.conformance.inert import inert  # noqa: F401 - the one home of what is inert
+from graders.conformance.notes import notebook_notes
 
 from . import messages as M
 from .i18n import Translator
@@ -221,9 +222,7 @@ def summary(report: dict, t: Translator, *, students: bool = True,
                  if not students or c.get("visibility", "visible") == "visible"]
         if shown and not any(c.get("problem") for c in shown):
             lines += ["", t(M.NOTHING_WRONG)]
-    lines += M.cells_raised(report, t)
-    for d in ((report.get("notebook") or {}).get("dropped") or [])[:20]:
-        lines.append(t(M.NOTEBOOK_DROPPED, cell=d["cell"], line=d["line"], text=d["text"]))
+    lines += notebook_notes(report.get("notebook"), (report.get("import") or {}).get("cells"), t)
     # restarts and what the submission printed depend on every check's calls: where a group
     # is not visible, students see those of the import and the visible checks only (the
     # report's visible_output, visible_restarts), and not the time taken

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from graders.conformance.notes import raised_cell
 from graders.conformance.outcome import Cause, FaultKind, Status
 from graders.conformance.profiles import check_profile
 from graders.conformance.registry import (RegistryError, SelectionError, all_checks,
@@ -170,16 +171,15 @@ def _cell_of(source: dict, line) -> dict:
 
 def _cells_raised(source: dict, cells: list[dict]) -> list[dict]:
     """{"cell", "line", "type", "msg"} of each notebook cell that raised (its line: where in
-    that cell, None when unknown); the cells after it were run."""
-    out = []
-    for c in cells:   # at most 50 (proxy)
-        cell = _cell_of(source, c["first"]).get("cell")
-        if not cell:
-            continue
-        at = _cell_of(source, c["line"])
-        out.append({"cell": cell, "line": at["line"] if at.get("cell") == cell else None,
-                    "type": c["type"], "msg": c["msg"]})
-    return out
+    that cell, None when unknown); the cells after it were run. The self-check records them
+    the same way (notes.raised_cell), so both say the same notes."""
+    def locate(line):
+        at = _cell_of(source, line)
+        return (at["cell"], at["line"]) if at else None
+
+    raised = (raised_cell(locate, c["first"], c["line"], c["type"], c["msg"])
+              for c in cells)   # at most 50 (proxy)
+    return [c for c in raised if c]
 
 
 def _not_run(check) -> CheckResult:

@@ -60,12 +60,6 @@ IMPORT_ERROR_AT = "{type} at line {line}: {msg}"
 IMPORT_ERROR = "{type}: {msg}"
 IMPORT_HINT = "Fix this error so that your module imports cleanly; until then every check scores zero."
 IMPORT_ERROR_AT_CELL = "{type} in cell {cell}, line {line}: {msg}"
-NOTEBOOK_DROPPED = ("Cell {cell}, line {line}: “{text}” was left out: it only works inside "
-                    "Jupyter (IPython magics, shell commands and get_ipython() are not Python).")
-NOTEBOOK_CELL_RAISED = ("Cell {cell} raised {type}: {msg}; the cells after it were run (what it "
-                        "would have defined is missing).")
-NOTEBOOK_CELL_RAISED_AT = ("Cell {cell}, line {line} raised {type}: {msg}; the cells after it were "
-                           "run (what it would have defined is missing).")
 FLAG_REFERENCE_COPY = ("{share}% of this submission's code fingerprints are the reference "
                        "implementation's (renaming, reformatting and removing comments do not "
                        "change this figure); review it before accepting the score")
@@ -277,20 +271,6 @@ def import_detail(imp: dict, t=None, *, kernel: bool = False) -> str:
         text += "\n    " + str(err["text"]).strip()
     return text
 
-
-def cells_raised(report: dict, t=None) -> list[str]:
-    """A note per notebook cell that raised while the notebook ran (the cells after it ran)."""
-    t = t or (lambda msgid, **kw: msgid.format(**kw) if kw else msgid)
-    notes = []
-    for c in ((report.get("import") or {}).get("cells") or [])[:20]:
-        typ, msg = c.get("type", "Error"), c.get("msg", "")
-        fields = {"cell": c.get("cell"), "type": exception_name(typ, t),
-                  "msg": python_message(typ, msg, t)}
-        if c.get("line"):
-            notes.append(t(NOTEBOOK_CELL_RAISED_AT, line=c["line"], **fields))
-        else:
-            notes.append(t(NOTEBOOK_CELL_RAISED, **fields))
-    return notes
 
 # A check that broke on the submission's value (and not on the reference): the check failed.
 CHECK_BROKE_ON_RESULT = ("a value the submission returned made this check break ({exception}: "

@@ -43,4 +43,4 @@ def test_notebook_notes_are_in_the_students_language(lang, capsys, tmp_path, mon
         assert code == 0, out
         assert unreadable(out, lang) == [], out
     english = _conform(capsys, "notebook_demo_raises.ipynb", "--select", "VEC-DOT-01")[1]
-    assert "cell 7, line 1 raised NameError" in english          # English keeps the class
+    assert "Cell 7, line 1 raised NameError" in english          # English keeps the class

@@ -87,14 +87,14 @@ def test_self_check_reads_notebooks_the_same_way(notebooks, capsys):
     assert conform_cli.main([str(notebooks["good"]), "--profile", "dev",
                              "--select", "lookup_selects_row"]) == 0
     out = capsys.readouterr().out
-    assert "cell 2, line 1: '%matplotlib inline' was left out" in out
+    assert "Cell 2, line 1: \u201c%matplotlib inline\u201d was left out: an IPython magic" in out
     assert conform_cli.main([str(notebooks["folder"]), "--profile", "dev",
                              "--select", "dot_product"]) == 0
     capsys.readouterr()
     assert conform_cli.main([str(notebooks["broken"]), "--profile", "dev",
                              "--select", "lookup_selects_row"]) == 1
     out = capsys.readouterr().out
-    assert "cell 3, line 2" in out and "SyntaxError" in out
+    assert "Cell 3, line 2" in out and "SyntaxError" in out
 
 
 @pytest.mark.parametrize("line, refused", [

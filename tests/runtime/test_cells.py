@@ -62,11 +62,13 @@ def test_self_check_runs_the_cells_after_a_raising_one(capsys):
     impl = load_impl(DEMO, submission_rules=True)
     assert all(callable(getattr(impl, f, None)) for f in ("lookup", "embed", "cosine_similarity"))
     assert impl.positions.shape == (2, 4)          # the last cell ran
-    notes = impl.__andrea_cell_notes__
-    assert len(notes) == 2 and notes[0].startswith("cell 5, line 3 raised IndexError")
+    raised = impl.__andrea_cells_raised__
+    assert [(c["cell"], c["line"], c["type"]) for c in raised] == [(5, 3, "IndexError"),
+                                                                  (7, 1, "NameError")]
     assert conform_cli.main([str(DEMO), "--select", "VEC-DOT-*"]) == 0
     out = capsys.readouterr().out
-    assert "cell 7, line 1 raised NameError" in out and "Traceback" not in out
+    assert "Cell 5, line 3 raised IndexError" in out and "Traceback" not in out
+    assert "Cell 7, line 1 raised NameError" in out
 
 
 def test_a_defining_cell_that_raises_loses_exactly_that_functions_checks(tmp_path, spec):
@@ -116,8 +118,8 @@ def test_a_cell_with_a_syntax_error_alone_fails_and_future_imports_carry(tmp_pat
                     "def f(:\n    pass", "after = 1")
     impl = load_impl(broken)
     assert impl.after == 1 and not hasattr(impl, "f")
-    assert any("cell 3, line 1" in note and "SyntaxError" in note
-               for note in impl.__andrea_cell_notes__), impl.__andrea_cell_notes__
+    assert [(c["cell"], c["line"], c["type"]) for c in impl.__andrea_cells_raised__] == [
+        (3, 1, "SyntaxError")], impl.__andrea_cells_raised__
     rep = _grade(broken, spec, select=["VEC-DOT-*"])
     assert rep["import"]["ok"] and rep["score"] == rep["max_score"]
     (cell,) = rep["import"]["cells"]

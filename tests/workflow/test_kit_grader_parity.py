@@ -180,3 +180,56 @@ def test_the_list_of_importable_packages_is_installed_with_kit_and_grader():
     grader, kit = deps(ROOT / "pyproject.toml"), deps(ROOT / "packaging/selfcheck/pyproject.toml")
     for name in ALLOWED_PACKAGES:
         assert name.lower() in grader and name.lower() in kit, name
+
+
+def _noted_notebook(folder: Path) -> Path:
+    """A notebook with something of every note: IPython-only lines of every kind (more of
+    them than a report lists), a cell raising where the traceback names its line, one whose
+    own line the traceback does not reach, and a cell that does not compile."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("%matplotlib inline\nimport numpy as np"),
+                nbformat.v4.new_code_cell(BASE_TEXT),
+                nbformat.v4.new_code_cell("!pip install tqdm\nrows = [1, 2]\nrows[5]"),
+                nbformat.v4.new_code_cell("def unfinished(:\n    pass"),
+                nbformat.v4.new_code_cell("import json\njson.loads('{')"),
+                nbformat.v4.new_code_cell("get_ipython().run_line_magic('who', '')\nlookup?"),
+                nbformat.v4.new_code_cell("%%bash\necho hi"),
+                nbformat.v4.new_code_cell("%who\n" * 25 + "z = 1 / 0")]
+    path = folder / "noted.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.mark.parametrize("lang", ["en", "nl", "ko"])
+def test_the_kit_and_the_grader_say_the_same_notes_on_a_notebook(lang, tmp_path, capsys):
+    """One renderer (graders/conformance/notes.py): the notes andrea-conform prints for a
+    notebook are, sentence for sentence, those of the grader's report in every format that
+    shows notes, in the student's language."""
+    from graders.conformance.cli import main
+    from graders.conformance.notes import MAX_NOTES, notebook_notes
+    from graders.grade import batch_reports, formats
+    from graders.grade.i18n import Translator
+
+    path = _noted_notebook(tmp_path)
+    capsys.readouterr()
+    assert main([str(path), "--format", "json", "--profile", "dev", "--lang", lang,
+                 "--select", "dot_product"]) == 0
+    kit = json.loads(capsys.readouterr().out)["notes"]
+    rep = _grader(path)
+    graded = notebook_notes(rep["notebook"], rep["import"]["cells"], Translator(lang))
+    assert kit == graded, (kit, graded)
+    assert len(kit) == 4 + MAX_NOTES + 1             # four cells raised, the rest counted
+    text = json.loads(formats.render(rep, "gradescope", lang))["output"]
+    feedback = "\n".join(batch_reports.feedback_model(rep, lang)["notes"])
+    for note in kit:
+        assert note in text and note in feedback, note
+    if lang == "en":
+        assert kit[0] == ("Cell 3, line 3 raised IndexError: list index out of range; the cells "
+                          "after it were run (what it would have defined is missing).")
+        assert kit[1].startswith("Cell 4, line 1 raised SyntaxError")
+        assert kit[4] == ("Cell 1, line 1: \u201c%matplotlib inline\u201d was left out: an "
+                          "IPython magic only works inside Jupyter, not in plain Python.")
+        more = rep["notebook"]["dropped_total"] - MAX_NOTES
+        assert more > 0 and kit[-1].startswith(f"{more} more line(s)")
+    else:
+        assert not any("was left out" in n or "raised" in n for n in kit), kit
