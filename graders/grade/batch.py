@@ -31,7 +31,7 @@ from .batch_reports import (check_columns, feedback_files, similarity_html,
                             write_feedback, write_histogram_png, write_summary)
 from .class_summary import problem_of
 from .formats import dumps, inert, inert_report
-from .report_pages import reference_rows
+from .report_pages import reference_rows, tamper_rows
 from .grading import GraderError, Submission, load_submission, printable_name, spec_digest
 from .similarity import PAIR_THRESHOLD, python_parts, similar_pairs
 from .sandbox import IsolationUnavailable, Limits, choose_mode
@@ -307,7 +307,8 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
         # the code as the figure read it: the page shows every line inert (report_pages)
         (Path(report_dir) / "similarity.html").write_text(
             similarity_html(pairs, sources, lang, references=reference_rows(rows),
-                            threshold=similarity_threshold), encoding="utf-8")
+                            tampered=tamper_rows(rows), threshold=similarity_threshold),
+            encoding="utf-8")
     con.close()
     graded_scores = [r["score"] for r in rows if r.get("score") is not None]
     mean = sum(graded_scores) / len(graded_scores) if graded_scores else 0.0
@@ -354,9 +355,19 @@ def _flag(rows: list[dict], pairs) -> None:
                     "message": f"{sim:.0%} of the smaller file's code fingerprints are shared "
                                f"with {other}"})
     for r in rows:
-        r["flags"] = "; ".join(
-            f"{f['kind']} {f['other']} {f['similarity']:.2f}" if f["kind"] == "similar_to"
-            else f"{f['kind']} {f.get('similarity', 0):.2f}" for f in r["flag_list"])
+        r["flags"] = "; ".join(_flag_cell(f) for f in r["flag_list"])
+
+
+def _flag_cell(f: dict) -> str:
+    """One flag in the CSV's flags cell: its kind and figure (a reach into the grader: how many
+    places, and the first one)."""
+    if f["kind"] == "similar_to":
+        return f"{f['kind']} {f['other']} {f['similarity']:.2f}"
+    if f["kind"] == "grader_tamper":
+        first = (f.get("places") or [{}])[0]
+        at = f"{first.get('file', '?')}:{first.get('line', '?')}"
+        return f"{f['kind']} {f.get('count', 0)} ({', '.join(f.get('rules') or [])}; {at})"
+    return f"{f['kind']} {f.get('similarity', 0):.2f}"
 
 
 # A spreadsheet treats a cell starting with one of these as a formula (CSV injection).

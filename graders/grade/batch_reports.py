@@ -289,12 +289,13 @@ def write_summary(folder: str | Path, rows: list[dict], spec_title: str,
 
 def similarity_html(pairs: list[tuple[str, str, float]], texts: dict, lang: str = "en", *,
                     references: list[tuple[str, float]] = (),
+                    tampered: list[tuple[str, dict]] = (),
                     threshold: float | None = None) -> str:
     """similarity.html (report_pages.similarity_page): `texts`, submission -> its compared
     Python text or [(file, text)]; `references`, (submission, figure) flagged as copies of
-    the reference."""
+    the reference; `tampered`, (submission, flag) whose source reaches into the grader."""
     from .report_pages import similarity_page
     from .similarity import PAIR_THRESHOLD
 
-    return similarity_page(pairs, texts, lang, references=references,
+    return similarity_page(pairs, texts, lang, references=references, tampered=tampered,
                            threshold=PAIR_THRESHOLD if threshold is None else threshold)

@@ -293,11 +293,27 @@ def _number_key(number: str) -> tuple:
 
 
 def staff_flag(flag: dict, t: Translator) -> dict:
-    """A copy flag for the staff, its message in the report's language with its figures."""
+    """A flag for the staff (a copy, a reach into the grader), its message in the report's
+    language with its figures and places."""
     out = dict(flag)
     if flag.get("kind") == "reference_copy" and isinstance(flag.get("similarity"), (int, float)):
         out["message"] = t(M.FLAG_REFERENCE_COPY, share=round(100 * flag["similarity"]))
+    elif flag.get("kind") == "grader_tamper" and isinstance(flag.get("places"), list):
+        places = [p for p in flag["places"] if isinstance(p, dict)]
+        out["message"] = t(M.FLAG_TAMPER, count=t.number(flag.get("count", len(places))),
+                           rules=", ".join(str(r) for r in flag.get("rules") or []),
+                           places="; ".join(f"{tamper_place(p, t)} {p.get('code', '')}"
+                                         for p in places[:5])
+                           + ("; ..." if len(places) > 5 else ""))
     return out
+
+
+def tamper_place(place: dict, t: Translator) -> str:
+    """Where one place of a ``grader_tamper`` flag is: its file, cell (a notebook) and line."""
+    fields = {"file": place.get("file", "?"), "line": place.get("line", "?")}
+    if place.get("cell"):
+        return t(M.TAMPER_PLACE_IN_CELL, cell=place["cell"], **fields)
+    return t(M.TAMPER_PLACE, **fields)
 
 
 def _test_output(check: dict, t: Translator, sections: dict) -> str:

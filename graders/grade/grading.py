@@ -34,6 +34,7 @@ from . import scoring
 from .session import Session
 from .similarity import python_parts, reference_flags
 from .formats import inert_report
+from .tamper import tamper_flags
 from .sandbox import Limits, SandboxError, choose_mode
 
 GRADER_VERSION = "1"
@@ -151,12 +152,22 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
     meta.update(run)
     meta["not_run"] = [r.check_id for r in results if r.cause == Cause.BUDGET]
     rep = scoring.build(spec, results, meta=meta)
-    rep["flags"] = (reference_flags(python_parts(sub.files, sub.module))
-                    if sub.kind == "python" and sub.module else [])
+    rep["flags"] = staff_flags(sub)
     rep["execution_time"] = round(time.monotonic() - start, 3)
     # the one place where the submission's words become inert, before anything reads the
     # report (gradebook, every format, feedback files, the batch's reports)
     return inert_report(rep)
+
+
+def staff_flags(sub: Submission) -> list[dict]:
+    """The flags for the staff (never a score, never the student's): a copy of the reference
+    (similarity.reference_flags), places that reach into the grader (tamper.tamper_flags)."""
+    if sub.kind != "python" or not sub.module:
+        return []
+    parts = python_parts(sub.files, sub.module)
+    notebook = ((NOTEBOOK_MODULE, sub.source.get("origin"), sub.source.get("line_map") or [])
+                if sub.source else None)
+    return reference_flags(parts) + tamper_flags(parts, sub.files, notebook)
 
 
 def _cell_of(source: dict, line) -> dict:

@@ -63,7 +63,13 @@ IMPORT_ERROR_AT_CELL = "{type} in cell {cell}, line {line}: {msg}"
 FLAG_REFERENCE_COPY = ("{share}% of this submission's code fingerprints are the reference "
                        "implementation's (renaming, reformatting and removing comments do not "
                        "change this figure); review it before accepting the score")
-STAFF_SUMMARY = "For the staff: score {score} / {max_score}; {n} copy flag(s)."
+# A submission whose source reaches into the grader (graders/grade/tamper.py): for the staff
+FLAG_TAMPER = ("this submission's source reaches into the grader's machinery in {count} "
+               "place(s) ({rules}): {places}. A submission that can tell it is being graded "
+               "may behave differently then; read those places before accepting the score")
+TAMPER_PLACE = "{file}, line {line}"
+TAMPER_PLACE_IN_CELL = "{file}, cell {cell}, line {line}"
+STAFF_SUMMARY = "For the staff: score {score} / {max_score}; {n} flag(s)."
 AUTOGRADER_FAILED = ("The autograder could not grade this submission; this is not a verdict on "
                      "your work. Please tell the course staff.")
 
@@ -182,6 +188,7 @@ REPORT_SCORES = "Scores"
 REPORT_PROBLEMS = "Why no grade or zero"
 REPORT_FLAG_REFERENCE = "{share:.0%} like the reference"
 REPORT_FLAG_SIMILAR = "{share:.0%} like {other}"
+REPORT_FLAG_TAMPER = "reaches into the grader ({n} place(s))"
 REPORT_MESSAGE_STUDENTS = "{n} of them"
 REPORT_SIMILARITY = "Similarity"
 REPORT_FRAGMENTS = "Shared fragments"
@@ -214,6 +221,19 @@ SIMILAR_REFERENCE_FIGURE = ("{share:.0%} of this submission's code fingerprints 
 SIMILAR_REFERENCE_ABOUT = ("The reference's own text is not shown: each highlighted fragment "
                            "names the reference file and lines it matches.")
 SIMILAR_REFERENCE_NONE = "No submission is flagged as a copy of the reference."
+SIMILAR_TAMPER_TITLE = "Submissions that reach into the grader"
+SIMILAR_TAMPER_ABOUT = ("Places in a submission's source that reach into the grader's machinery: "
+                        "its runtime or its packages by name, the interpreter's objects (gc, "
+                        "frames, sys.modules), native memory (ctypes, mmap), process tricks, or "
+                        "code built at run time from data. A submission that can tell it is "
+                        "being graded may behave differently then: every verdict describes what "
+                        "it did with the data the grader gave it. Read these places before "
+                        "accepting the score; the flag never changes it.")
+SIMILAR_TAMPER_NONE = "No submission reaches into the grader."
+SIMILAR_TAMPER_PLACE = "Place"
+SIMILAR_TAMPER_RULE = "Kind"
+SIMILAR_TAMPER_CODE = "Code"
+SIMILAR_TAMPER_MORE = "{n} more place(s) are not listed."
 
 # --- group titles (data of the spec, translated here)
 GROUP_TITLES = (

@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from . import messages as M
 from .class_summary import failed_checks, histogram_bins, problem_label
-from .formats import _num, inert
+from .formats import _num, inert, tamper_place
 from .i18n import Translator
 from .similarity import (K, PAIR_THRESHOLD, REFERENCE_THRESHOLD, common_fingerprints,
                          file_fragments, reference_fragments)
@@ -144,6 +144,22 @@ def reference_rows(rows: list[dict]) -> list[tuple[str, float]]:
     return out
 
 
+def tamper_id(i: int) -> str:
+    return f"tamper-{i + 1}"
+
+
+def tamper_rows(rows: list[dict]) -> list[tuple[str, dict]]:
+    """(submission, flag) of the rows flagged ``grader_tamper`` (their source reaches into the
+    grader: graders/grade/tamper.py), in the rows' order: the order both pages number them in."""
+    out = []
+    for r in rows:
+        for f in r.get("flag_list") or []:
+            if f.get("kind") == "grader_tamper":
+                out.append((r["submission"], f))
+                break
+    return out
+
+
 # ----------------------------------------------------------------------------- summary.html
 def _histogram(bins: list[tuple[str, int]], t: Translator, top: float, n: int) -> dict:
     width, height, left, base = 640, 290, 44, 200
@@ -193,6 +209,7 @@ def summary_page(rows: list[dict], spec_title: str, pairs: list[tuple[str, str, 
     row_id = {r["submission"]: f"s-{i + 1}" for i, r in enumerate(rows)}
     pair_index = {tuple(sorted((a, b))): i for i, (a, b, _) in enumerate(pairs[:MAX_PAIRS])}
     ref_index = {name: i for i, (name, _) in enumerate(reference_rows(rows)[:MAX_PAIRS])}
+    tamper_index = {name: i for i, (name, _) in enumerate(tamper_rows(rows)[:MAX_PAIRS])}
     students = []
     for r in rows:
         rep = r.get("report") or {}
@@ -209,6 +226,10 @@ def summary_page(rows: list[dict], spec_title: str, pairs: list[tuple[str, str, 
                                          share=float(f.get("similarity", 0))),
                               "href": f"similarity.html#{reference_id(ref_index[r['submission']])}"
                               if r["submission"] in ref_index else "similarity.html"})
+            elif f.get("kind") == "grader_tamper":
+                flags.append({"label": t(M.REPORT_FLAG_TAMPER, n=int(f.get("count", 0))),
+                              "href": f"similarity.html#{tamper_id(tamper_index[r['submission']])}"
+                              if r["submission"] in tamper_index else "similarity.html"})
             elif f.get("kind") == "similar_to":
                 key = tuple(sorted((r["submission"], f.get("other", ""))))
                 i = pair_index.get(key)
@@ -355,14 +376,17 @@ def _files(t: Translator, parts) -> str:
 
 def similarity_page(pairs: list[tuple[str, str, float]], sources: dict, lang: str = "en", *,
                     references: list[tuple[str, float]] = (),
+                    tampered: list[tuple[str, dict]] = (),
                     threshold: float = PAIR_THRESHOLD) -> str:
     """similarity.html: a sortable list of the similar pairs, then per pair the two
     submissions side by side with line numbers, the fragments they share highlighted in the
     same colour on both sides (a click on a line number jumps to the other side), the figure
     and what was compared; then the submissions flagged as copies of the reference
     (`references`: (submission, figure)), their fragments naming the reference's file and
-    lines. `sources`: submission -> [(file, text)] (or its joined text), every submission of
-    the batch (the boilerplate they share is not highlighted)."""
+    lines; then the submissions whose source reaches into the grader (`tampered`:
+    (submission, its ``grader_tamper`` flag)), each place with its file, line and code.
+    `sources`: submission -> [(file, text)] (or its joined text), every submission of the
+    batch (the boilerplate they share is not highlighted)."""
     t = Translator(lang)
     parts = {name: _parts(src) for name, src in sources.items()}
     # the boilerplate similar_pairs sets aside (each file's fingerprints apart)
@@ -426,7 +450,22 @@ def similarity_page(pairs: list[tuple[str, str, float]], sources: dict, lang: st
                         threshold=float(REFERENCE_THRESHOLD)),
             "fragments_about": t(M.SIMILAR_FRAGMENTS_ABOUT, n=len(rows)), "fragments": rows,
             "side": _side(t, name, p, marks, **budget)})
+    tamper = []
+    for i, (name, flag) in enumerate(list(tampered)[:MAX_PAIRS]):
+        places = [p for p in flag.get("places") or [] if isinstance(p, dict)]
+        count = int(flag.get("count", len(places)))
+        tamper.append({
+            "id": tamper_id(i), "name": name, "count": count,
+            "rules": ", ".join(str(r) for r in flag.get("rules") or []),
+            "places": [{"where": tamper_place(p, t),
+                        "rule": str(p.get("rule", "")), "code": str(p.get("code", "")),
+                        "source": str(p.get("source", ""))} for p in places],
+            "more": t(M.SIMILAR_TAMPER_MORE, n=count - len(places))
+            if count > len(places) else ""})
     labels = {
+        "tamper_title": t(M.SIMILAR_TAMPER_TITLE), "tamper_about": t(M.SIMILAR_TAMPER_ABOUT),
+        "tamper_none": t(M.SIMILAR_TAMPER_NONE), "tamper_place": t(M.SIMILAR_TAMPER_PLACE),
+        "tamper_rule": t(M.SIMILAR_TAMPER_RULE), "tamper_code": t(M.SIMILAR_TAMPER_CODE),
         "pairs_title": t(M.SIMILAR_PAIRS_TITLE), "submission": t(M.REPORT_SUBMISSION),
         "similarity": t(M.REPORT_SIMILARITY), "fragments": t(M.REPORT_FRAGMENTS),
         "length": t(M.SIMILAR_LENGTH), "no_pair": t(M.SIMILAR_NONE),
@@ -436,7 +475,7 @@ def similarity_page(pairs: list[tuple[str, str, float]], sources: dict, lang: st
         "back": t(M.SIMILAR_BACK)}
     return _render(
         "similarity.html", lang, t(M.SIMILAR_TITLE), t=labels, about=t(M.SIMILAR_ABOUT),
-        how=t(M.SIMILAR_HOW, k=K), pairs=shown, references=refs,
+        how=t(M.SIMILAR_HOW, k=K), pairs=shown, references=refs, tampered=tamper,
         colours=[{"bg": bg, "edge": edge} for bg, edge in COLOURS],
         more_pairs=t(M.REPORT_MORE_PAIRS, n=len(pairs) - MAX_PAIRS)
         if len(pairs) > MAX_PAIRS else "")

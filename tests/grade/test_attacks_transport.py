@@ -215,6 +215,40 @@ def test_arguments_written_through_remapped_pages_lose_the_purity_check(spec):
 
 
 @needs_bwrap
+@pytest.mark.xfail(strict=True, reason="known gap: pure Python in the worker's interpreter "
+                   "wraps how the worker hands it its arguments (sys.modules -> "
+                   "andrea_runtime.protocol), so the call writes a private copy and the grader's "
+                   "call region never sees it; flagged for the staff instead (docs/grading.md, "
+                   "defeat devices)")
+def test_arguments_handed_over_as_private_copies_lose_the_purity_check(spec):
+    """purity_substitute.py makes every argument a private copy the worker calls pristine,
+    then zeroes it: in one process the caller's arrays are zeroed; the grader should fail
+    EMB-PURE-01 (it scores 100, not 97.5)."""
+    rep = grade_path(CORPUS / "purity_substitute.py", spec, sandbox="bwrap",
+                     select=["inputs_not_mutated"])
+    assert [c["status"] for c in rep["checks"]] == ["failed"]
+
+
+@needs_bwrap
+def test_a_submission_that_reaches_into_its_worker_is_flagged_for_the_staff_only(spec):
+    """The purity attacks that get past the region (pure Python, ctypes) are seen by the
+    staff: a grader_tamper flag naming the file and line of each place; never in what the
+    student reads, never in the score."""
+    for name, rules in (("purity_substitute.py", {"modules", "grader_name"}),
+                        ("purity_detach.py", {"native"})):
+        rep = grade_path(CORPUS / name, spec, sandbox="bwrap", select=["inputs_not_mutated"])
+        assert rep["import"]["ok"], rep["import"]
+        (flag,) = [f for f in rep["flags"] if f["kind"] == "grader_tamper"]
+        assert rules <= set(flag["rules"]) and flag["places"][0]["file"] == name
+        assert rep["score"] == rep["max_score"]          # the gap itself: see the xfails
+        gs = formats.gradescope(rep, "nl")
+        student = json.dumps({"output": gs["output"], "tests": gs["tests"]})
+        assert "grader_tamper" not in student and "grijpt" not in student   # no word of it
+        assert [f["kind"] for f in gs["extra_data"]["flags"]] == ["grader_tamper"]
+        assert "grijpt" in gs["extra_data"]["flags"][0]["message"]       # the staff's language
+
+
+@needs_bwrap
 def test_without_the_region_the_unhooked_worker_would_pass(spec, monkeypatch):
     """The attack is real: with only the worker's word (no call region), it scores 100."""
     monkeypatch.setattr(px, "USE_REGION", False)

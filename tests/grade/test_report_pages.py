@@ -21,7 +21,8 @@ from graders.grade.batch_reports import (feedback_files, feedback_text, similari
                                          write_feedback, write_summary)
 from graders.grade.class_summary import problem_of
 from graders.grade.formats import inert
-from graders.grade.report_pages import reference_rows
+from graders.grade.report_pages import reference_rows, tamper_rows
+from graders.grade.tamper import tamper_flags
 from tests import browser
 from tests.html_pages import Page, link_problems, parse
 from tests.language import page_text, unreadable
@@ -70,6 +71,8 @@ def batch(spec, tmp_path_factory):
     rows.append({"submission": "broken\x1b.py", "report": None, "score": None, "max_score": None,
                  "problem": problem_of(None, "not a notebook <b>"), "flag_list": []})
     rows[5]["flag_list"].append({"kind": "reference_copy", "similarity": 0.91})
+    rows[6]["flag_list"] += tamper_flags([("x<b>.py", "import sys\nm = sys.modules  # "
+                                            "</code><script>alert(4)</script>\n")])
     pairs = [(HOSTILE[0], HOSTILE[1], 0.95), (HOSTILE[1], HOSTILE[3], 0.8)]
     _flag(rows, pairs)
     sources = {HOSTILE[0]: [("main.py", ORIGINAL + "\n# </td></tr><script>alert(3)</script>\n"),
@@ -85,7 +88,8 @@ def batch(spec, tmp_path_factory):
         links = {n: f"../feedback/{f}" for n, f in feedback_files(rows, "html").items()}
         write_summary(d / "report", rows, "ANDREA-120M", pairs, lang, feedback=links)
         (d / "report" / "similarity.html").write_text(
-            similarity_html(pairs, sources, lang, references=reference_rows(rows)),
+            similarity_html(pairs, sources, lang, references=reference_rows(rows),
+                            tampered=tamper_rows(rows)),
             encoding="utf-8")
         pages[lang] = d
     return {"rows": rows, "pairs": pairs, "pages": pages}
@@ -193,6 +197,21 @@ def test_similarity_page_highlights_the_same_fragment_on_both_sides(batch):
 
 
 # ----------------------------------------------------------------------------- escaping
+def test_a_reach_into_the_grader_links_to_its_places(batch):
+    """A grader_tamper flag: the student's row in summary.html links to its section of
+    similarity.html, which names each place (file, line, kind, the code and its line)."""
+    name = HOSTILE[6]
+    summary = (batch["pages"]["en"] / "report" / "summary.html").read_text(encoding="utf-8")
+    assert 'href="similarity.html#tamper-1"' in summary
+    assert "reaches into the grader (1 place(s))" in summary
+    similar = (batch["pages"]["en"] / "report" / "similarity.html").read_text(encoding="utf-8")
+    section = similar[similar.index('id="tamper-1"'):]
+    assert name in section and "x&lt;b&gt;.py, line 2" in section and "sys.modules" in section
+    assert "<script>alert(4)" not in similar
+    nl = (batch["pages"]["nl"] / "report" / "similarity.html").read_text(encoding="utf-8")
+    assert "Inzendingen die ingrijpen op de beoordelaar" in nl and "regel 2" in nl
+
+
 def test_hostile_names_messages_and_code_stay_text(batch):
     for lang, d in batch["pages"].items():
         for path in _all_pages(d):
@@ -329,7 +348,8 @@ def test_pairs_beyond_the_bound_are_counted_and_no_link_breaks(batch, tmp_path, 
     write_summary(tmp_path, rows, "ANDREA-120M", pairs, "en")
     sources = {name: ORIGINAL for name in {n for p in pairs for n in p[:2]}}
     (tmp_path / "similarity.html").write_text(
-        similarity_html(pairs, sources, "en", references=reference_rows(rows)), encoding="utf-8")
+        similarity_html(pairs, sources, "en", references=reference_rows(rows),
+                        tampered=tamper_rows(rows)), encoding="utf-8")
     for name in ("summary.html", "similarity.html"):
         text = (tmp_path / name).read_text(encoding="utf-8")
         assert "1 more pair(s) are not shown here" in text, name
@@ -348,7 +368,8 @@ def test_a_page_cut_to_its_budget_links_only_to_lines_it_shows(batch, tmp_path, 
     sources = {HOSTILE[0]: ORIGINAL, HOSTILE[1]: DISGUISED, HOSTILE[3]: DISGUISED,
                HOSTILE[5]: _reference_copy()}
     page = tmp_path / "similarity.html"
-    page.write_text(similarity_html(pairs, sources, "en", references=reference_rows(rows)),
+    page.write_text(similarity_html(pairs, sources, "en", references=reference_rows(rows),
+                        tampered=tamper_rows(rows)),
                     encoding="utf-8")
     assert link_problems(page) == []
     text = page.read_text(encoding="utf-8")

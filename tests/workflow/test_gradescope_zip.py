@@ -83,7 +83,7 @@ def test_run_autograder_grades_the_submission(autograder, tmp_path):
     assert numbers == sorted(numbers)                  # in Gradescope's order
     # the staff summary first on stdout (staff only), in the course's language and style
     first = stdout.splitlines()[0]
-    assert first.startswith("Voor de docenten: score ") and "kopieermelding" in first
+    assert first.startswith("Voor de docenten: score ") and "melding(en)" in first
     score = first.split("score ")[1].split(" /")[0]
     assert "." not in score                            # 91,34, not 91.34, in Dutch
     # one number style in the whole report: no "13.34 / 20" beside "91,34 / 100"
@@ -229,8 +229,23 @@ def test_staff_summary_names_each_flag_with_its_figure():
             "extra_data": {"flags": [{"kind": "reference_copy", "similarity": 0.93,
                                       "message": "93% ..."}]}}
     text = staff_summary(data, "nl")
-    assert text.splitlines()[0] == "Voor de docenten: score 91,34 / 100; 1 kopieermelding(en)."
+    assert text.splitlines()[0] == "Voor de docenten: score 91,34 / 100; 1 melding(en)."
     assert "reference_copy: 93% ..." in text
+
+
+def test_staff_summary_names_each_place_that_reaches_into_the_grader():
+    """A grader_tamper flag (graders/grade/tamper.py) reaches the staff summary with its
+    places, in the course's language, from the results.json formats.gradescope writes."""
+    from graders.grade import formats
+    from graders.grade.gradescope_zip import staff_summary
+    from graders.grade.tamper import tamper_flags
+
+    flags = tamper_flags([("hw.py", "import numpy as np\nimport ctypes\n")])
+    report = {"score": 100.0, "max_score": 100.0, "checks": [], "groups": [], "flags": flags}
+    data = formats.gradescope(report, "nl")
+    text = staff_summary(data, "nl")
+    assert text.splitlines()[0].endswith("; 1 melding(en).")
+    assert "- grader_tamper: " in text and "hw.py, regel 2 import ctypes" in text
 
 
 @pytest.mark.serial   # the container mode makes the grader's files root-only while it runs

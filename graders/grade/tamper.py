@@ -1,0 +1,439 @@
+"""Tamper flags: the places in a submission's source that reach into the grader's machinery.
+
+A submission runs in a worker process of the grader, in the same interpreter as the worker's
+own code (``andrea_runtime``: how it receives its arguments, how it answers). Python code can
+reach that code (``sys.modules``, ``gc``, frames, ``object.__subclasses__()``, patching a module
+the worker uses), native code can change the worker's memory (``ctypes``, ``mmap``), and code
+built at run time from data (``exec(zlib.decompress(...))``) hides what it does from every
+static reading, copy detection included. No black-box grader can rule out a submission that
+notices it is being graded and behaves differently then (a defeat device): each verdict
+describes what the submission did to the data the grader gave it. This scan is how the staff
+see the attempt: a ``grader_tamper`` flag in the report's ``flags``, with the file and line of
+each place. Like every flag it informs the staff and never changes a score.
+
+What is flagged (``RULES``; tests/grade/test_tamper.py measures it: no flag on any correct or
+buggy corpus file, a flag on every attack that reaches into the worker):
+
+* ``native``: ``ctypes``, ``_ctypes``, ``cffi``, ``mmap`` (imported or named);
+* ``gc``: walking the interpreter's objects (``gc.get_objects``, ``get_referrers``,
+  ``get_referents``, ``garbage``, ``callbacks``);
+* ``frames``: ``sys._getframe``, ``sys._current_frames``, ``settrace``/``setprofile``,
+  ``inspect``'s frame functions, a frame's ``f_back``/``f_globals``/``f_locals``/
+  ``f_builtins`` and ``tb_frame``/``gi_frame``/``cr_frame``/``ag_frame``;
+* ``modules``: ``sys.modules``, ``sys.meta_path``, ``sys.path_hooks``,
+  ``sys.path_importer_cache``, ``importlib.reload``;
+* ``grader_name``: the grader's packages (``andrea_runtime``, ``andrea_ref``, ``andrea_gpu``,
+  ``graders``) named in code or in a string;
+* ``proc``: a ``/proc/`` path in a string;
+* ``builtins``: ``__builtins__``, an attribute of ``builtins`` assigned or deleted;
+* ``patch``: an attribute of an imported module assigned or deleted (``np.frombuffer = ...``:
+  NumPy is the worker's as much as the submission's), ``setattr``/``delattr`` on one;
+* ``code``: ``__code__`` assigned, ``__globals__``, ``__closure__``, ``__subclasses__``,
+  ``types.CodeType``, and ``getattr``/``setattr`` with any of the names above as a string;
+* ``process``: ``os._exit``, ``os.kill``, ``os.fork``, ``os.setsid``, raw descriptors
+  (``os.close``, ``os.dup2``, ``os.write``, ...), ``signal``, ``atexit``, ``faulthandler``,
+  ``resource``, ``subprocess``, ``socket``, ``multiprocessing``;
+* ``exec`` / ``exec_decoded``: ``exec``, ``eval``, ``compile``, ``__import__``,
+  ``importlib.import_module``, ``marshal``, ``pickle``, ``runpy`` given anything but a
+  literal; ``exec_decoded`` when what it is given is decoded at run time (``zlib``,
+  ``base64``, ``codecs``, ``bz2``, ``lzma``, ``gzip``, ``binascii``, ``bytes.fromhex``,
+  ``.decode()``), in the call or through a name assigned from such a decoding.
+
+Bounded like the grader's other readings of untrusted bytes (``sources.forbidden_imports``,
+``similarity``): a file is parsed into a syntax tree only up to ``sources.MAX_AST_CHARS``
+characters, and at most ``MAX_AST_TOTAL`` characters of a submission are parsed in all; other
+text (too long, or not Python: a syntax error) is read by one regular expression of plain
+words, in linear time (names in comments count there too). At most ``MAX_FINDINGS`` places are
+listed, with how many there were. The scan reads text; it never runs the submission.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+
+from graders.conformance.sources import MAX_AST_CHARS
+
+KIND = "grader_tamper"
+MAX_FINDINGS = 20          # places listed in one flag (the rest counted)
+MAX_AST_TOTAL = 1 << 20    # characters of one submission parsed into syntax trees, in all
+MAX_SOURCE_CHARS = 160     # of a flagged line, kept to show the staff
+MAX_NOTEBOOK_BYTES = 5 << 20
+
+GRADER_PACKAGES = ("andrea_runtime", "andrea_ref", "andrea_gpu", "graders")
+NATIVE = {"ctypes", "_ctypes", "cffi", "mmap"}
+PROCESS_MODULES = {"signal", "atexit", "faulthandler", "resource", "subprocess", "socket",
+                   "multiprocessing", "_thread", "pty", "fcntl", "_posixsubprocess"}
+RULES = ("native", "gc", "frames", "modules", "grader_name", "proc", "builtins", "patch",
+         "code", "process", "exec", "exec_decoded")
+
+_GC = {"get_objects", "get_referrers", "get_referents", "garbage", "callbacks"}
+_SYS_FRAMES = {"_getframe", "_current_frames", "settrace", "setprofile", "_current_exceptions"}
+_INSPECT_FRAMES = {"currentframe", "stack", "trace", "getouterframes", "getinnerframes",
+                   "getframeinfo"}
+_FRAME_ATTRS = {"f_back", "f_globals", "f_locals", "f_builtins", "tb_frame", "gi_frame",
+                "cr_frame", "ag_frame"}
+_SYS_IMPORT = {"modules", "meta_path", "path_hooks", "path_importer_cache"}
+_CODE_ATTRS = {"__globals__", "__closure__", "__subclasses__", "__builtins__"}
+_OS_PROCESS = {"_exit", "kill", "killpg", "fork", "forkpty", "setsid", "setpgid", "setpgrp",
+               "close", "closerange", "dup", "dup2", "write", "pwrite", "writev", "pwritev",
+               "sendfile", "memfd_create", "posix_fallocate", "ftruncate", "truncate",
+               "system", "popen", "posix_spawn", "posix_spawnp", "execv", "execve", "execl",
+               "execle", "execlp", "execlpe", "execvp", "execvpe", "spawnv", "spawnve",
+               "spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnvp", "spawnvpe", "pidfd_open",
+               "tgkill", "abort"}
+_RUN_CODE = {"exec", "eval", "compile", "__import__", "execfile"}
+_RUN_CODE_DOTTED = {"importlib.import_module", "importlib.__import__", "marshal.loads",
+                    "marshal.load", "pickle.loads", "pickle.load", "pickle.Unpickler",
+                    "_pickle.loads", "_pickle.load", "runpy.run_path", "runpy.run_module",
+                    "types.FunctionType", "types.CodeType", "code.InteractiveInterpreter",
+                    "code.InteractiveConsole"}
+_DECODERS = {"zlib", "base64", "codecs", "bz2", "lzma", "gzip", "binascii", "zipfile",
+             "tarfile", "quopri", "uu"}
+_DECODE_ATTRS = {"fromhex", "decode", "decompress", "b64decode", "b85decode", "a85decode",
+                 "b32decode", "b16decode", "urlsafe_b64decode", "unhexlify", "a2b_base64",
+                 "a2b_hex"}
+# getattr/setattr/delattr with one of these names as a string reaches what the name does
+_SENSITIVE_NAMES = (_SYS_FRAMES | _FRAME_ATTRS | _SYS_IMPORT | _CODE_ATTRS | _GC
+                    | {"__code__", "__import__", "_exit"})
+
+# "graders" alone is an English word: only as a module path ("graders.grade") or the whole string
+_GRADER_STRING = re.compile(r"\b(?:andrea_runtime|andrea_ref|andrea_gpu)\b|"
+                            r"(?<![\w./-])graders[./]\w|^graders$")
+_PROC = re.compile(r"/proc/")
+# the text scan of what is not parsed: plain words, one alternation (linear)
+_TEXT_RULES = (
+    ("native", re.compile(r"\b(?:_?ctypes|cffi|mmap)\b")),
+    ("gc", re.compile(r"\bgc\s*\.\s*(?:get_objects|get_referrers|get_referents|garbage|"
+                      r"callbacks)\b")),
+    ("frames", re.compile(r"\b(?:_getframe|_current_frames|settrace|setprofile|f_back|"
+                          r"f_globals|f_locals|f_builtins|tb_frame|gi_frame|cr_frame|"
+                          r"ag_frame|currentframe|getouterframes|getinnerframes)\b")),
+    ("modules", re.compile(r"\bsys\s*\.\s*(?:modules|meta_path|path_hooks|"
+                           r"path_importer_cache)\b")),
+    ("grader_name", re.compile(r"\b(?:andrea_runtime|andrea_ref|andrea_gpu)\b|"
+                               r"\bgraders\s*\.\s*\w")),
+    ("proc", _PROC),
+    ("builtins", re.compile(r"\b__builtins__\b|\bbuiltins\s*\.\s*\w+\s*=(?!=)")),
+    ("code", re.compile(r"\b(?:__code__|__globals__|__closure__|__subclasses__|CodeType)\b")),
+    ("process", re.compile(r"\bos\s*\.\s*(?:_exit|kill|killpg|fork|setsid|dup2|closerange|"
+                           r"memfd_create)\b|\b(?:signal|atexit|subprocess|socket|"
+                           r"multiprocessing|faulthandler)\b")),
+    ("exec", re.compile(r"\b(?:exec|eval|compile|__import__|import_module|marshal|pickle)"
+                        r"\s*\(\s*(?![rRbBuUfF]{0,2}['\"])")),
+)
+
+
+def scan_text(text: str, file: str) -> tuple[list[dict], bool]:
+    """The places of `text` (one file's Python source) that reach into the grader, each
+    {file, line, rule, code}; and whether it was parsed (False: read by the text scan)."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # SyntaxWarning: not the staff's concern here
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
+        return _text_scan(text, file), False
+    try:
+        return sorted(_Scan(file).run(tree), key=lambda p: p["line"]), True
+    except RecursionError:         # a tree too deep to walk: read as text
+        return _text_scan(text, file), False
+
+
+def _text_scan(text: str, file: str) -> list[dict]:
+    out = []
+    for rule, pattern in _TEXT_RULES:
+        for m in pattern.finditer(text):
+            out.append({"file": file, "line": text.count("\n", 0, m.start()) + 1,
+                        "rule": rule, "code": m.group(0).strip()[:60]})
+            if len(out) > 4 * MAX_FINDINGS:
+                break
+    out.sort(key=lambda f: f["line"])
+    return out
+
+
+class _Scan(ast.NodeVisitor):
+    def __init__(self, file: str):
+        self.file = file
+        self.found: list[dict] = []
+        self.modules: dict[str, str] = {}    # local name -> what it is ("ctypes", "sys.modules")
+        self.decoded: set[str] = set()       # names assigned from a run-time decoding
+        self.prose: set[int] = set()         # docstrings and other bare string statements
+
+    def run(self, tree) -> list[dict]:
+        for node in ast.walk(tree):          # imports and decoded names first: order-free
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self._bind(node)
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+                self.prose.add(id(node.value))
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+                value = node.value
+                if value is not None and self._decodes(value):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    for t in targets:
+                        self.decoded |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+        for node in ast.walk(tree):
+            self._visit(node)
+        return self.found
+
+    # ------------------------------------------------------------------ names
+    def _bind(self, node) -> None:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                top = a.name.split(".", 1)[0]
+                self.modules[a.asname or top] = a.name if a.asname else top
+                self._module_named(node, a.name)
+        elif node.module and node.level == 0:
+            for a in node.names:
+                self.modules[a.asname or a.name] = f"{node.module}.{a.name}"
+            self._module_named(node, node.module)
+            for a in node.names:
+                self._dotted(node, f"{node.module}.{a.name}")
+
+    def _module_named(self, node, name: str) -> None:
+        top = name.split(".", 1)[0]
+        if top in NATIVE:
+            self._add(node, "native", f"import {name}")
+        elif top in GRADER_PACKAGES:
+            self._add(node, "grader_name", f"import {name}")
+        elif top in PROCESS_MODULES:
+            self._add(node, "process", f"import {name}")
+
+    def _dotted_name(self, node) -> str | None:
+        """`a.b.c` with `a` resolved through the imports (None if not a plain chain)."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        parts.append(self.modules.get(node.id, node.id))
+        return ".".join(reversed(parts))
+
+    def _dotted(self, node, name: str) -> None:
+        """Judge a resolved dotted name (``sys._getframe``, ``gc.get_objects``)."""
+        mod, _, attr = name.rpartition(".")
+        top = name.split(".", 1)[0]
+        if top in NATIVE:
+            self._add(node, "native", name)
+        elif top in GRADER_PACKAGES:
+            self._add(node, "grader_name", name)
+        elif mod == "gc" and attr in _GC:
+            self._add(node, "gc", name)
+        elif (mod == "sys" and attr in _SYS_FRAMES) or (mod == "inspect"
+                                                         and attr in _INSPECT_FRAMES) \
+                or (mod == "threading" and attr in ("settrace", "setprofile")):
+            self._add(node, "frames", name)
+        elif (mod == "sys" and attr in _SYS_IMPORT) or name == "importlib.reload":
+            self._add(node, "modules", name)
+        elif mod == "os" and attr in _OS_PROCESS:
+            self._add(node, "process", name)
+        elif name == "types.CodeType":
+            self._add(node, "code", name)
+
+    # ------------------------------------------------------------------ nodes
+    def _visit(self, node) -> None:
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, (ast.Name, ast.Attribute)):
+                name = self._dotted_name(node)
+                if name is not None and "." in name:
+                    self._dotted(node, name)
+            if node.attr in _FRAME_ATTRS:
+                self._add(node, "frames", "." + node.attr)
+            elif node.attr in _CODE_ATTRS:
+                self._add(node, "builtins" if node.attr == "__builtins__" else "code",
+                          "." + node.attr)
+            elif node.attr == "__code__" and isinstance(node.ctx, (ast.Store, ast.Del)):
+                self._add(node, "code", ".__code__ =")
+            if isinstance(node.ctx, (ast.Store, ast.Del)):
+                self._patch(node, node.value, node.attr)
+        elif isinstance(node, ast.Name):
+            if node.id == "__builtins__":
+                self._add(node, "builtins", node.id)
+            elif node.id in GRADER_PACKAGES and node.id not in self.modules:
+                self._add(node, "grader_name", node.id)
+            elif node.id in self.modules and isinstance(node.ctx, ast.Load):
+                # a name imported from a module (`from sys import modules`)
+                target = self.modules[node.id]
+                if "." in target and not target.startswith(tuple(NATIVE)):
+                    self._dotted(node, target)
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and id(node) not in self.prose):
+            self._string(node, node.value)
+        elif isinstance(node, ast.Call):
+            self._call(node)
+
+    def _string(self, node, s: str) -> None:
+        if len(s) > 100_000:       # a long data string: the plain words only (linear)
+            s = s[:100_000]
+        if _GRADER_STRING.search(s):
+            self._add(node, "grader_name", repr(s[:60]))
+        elif _PROC.search(s):
+            self._add(node, "proc", repr(s[:60]))
+
+    def _patch(self, node, owner, attr: str) -> None:
+        """An attribute assigned or deleted: of builtins, or of an imported module."""
+        if not isinstance(owner, ast.Name) or owner.id not in self.modules:
+            return
+        target = self.modules[owner.id]
+        if target.split(".", 1)[0] == "builtins":
+            self._add(node, "builtins", f"{target}.{attr} =")
+        elif not target.split(".", 1)[0].startswith("__"):
+            self._add(node, "patch", f"{target}.{attr} =")
+
+    def _call(self, node: ast.Call) -> None:
+        func = node.func
+        name = (func.id if isinstance(func, ast.Name) and func.id not in self.modules
+                else self._dotted_name(func))
+        if name is None:
+            return
+        args = list(node.args) + [k.value for k in node.keywords]
+        if name in ("getattr", "setattr", "delattr", "hasattr") and len(node.args) >= 2:
+            attr = node.args[1]
+            if isinstance(attr, ast.Constant) and isinstance(attr.value, str):
+                if attr.value in _SENSITIVE_NAMES:
+                    self._add(node, "code", f"{name}(..., {attr.value!r})")
+                elif name in ("setattr", "delattr"):
+                    self._patch(node, node.args[0], attr.value)
+            elif name in ("setattr", "delattr"):
+                self._patch(node, node.args[0], "<name>")
+        if name in _RUN_CODE or name in _RUN_CODE_DOTTED:
+            first = node.args[0] if node.args else (args[0] if args else None)
+            if name in ("__import__", "importlib.import_module", "importlib.__import__") \
+                    and _literal(first):
+                self._module_named(node, first.value)
+                return
+            if first is None or not _literal(first):
+                decoded = first is not None and self._decodes(first)
+                self._add(node, "exec_decoded" if decoded else "exec",
+                          f"{name}({'decoded data' if decoded else '...'})")
+
+    def _decodes(self, expr) -> bool:
+        """Whether `expr` decodes data at run time, or names what was assigned from that."""
+        for n in ast.walk(expr):
+            if isinstance(n, ast.Name) and n.id in self.decoded:
+                return True
+            if isinstance(n, ast.Call):
+                f = n.func
+                if isinstance(f, ast.Attribute) and f.attr in _DECODE_ATTRS:
+                    return True
+                name = self._dotted_name(f)
+                if name and name.split(".", 1)[0] in _DECODERS:
+                    return True
+        return False
+
+    def _add(self, node, rule: str, code: str) -> None:
+        self.found.append({"file": self.file, "line": getattr(node, "lineno", 0),
+                           "rule": rule, "code": code})
+
+
+def _literal(node) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
+
+
+# ----------------------------------------------------------------------------- a submission
+def notebook_cells(data: bytes) -> list[tuple[int, str]]:
+    """(cell number, source) of the code cells of a notebook that is not the one graded (a
+    helper beside it), read as JSON (linear); [] if it is not one."""
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        return []
+    try:
+        nb = json.loads(data.decode("utf-8-sig"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return []
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    out = []
+    for number, cell in enumerate(cells if isinstance(cells, list) else [], 1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source")
+        src = "".join(s for s in src if isinstance(s, str)) if isinstance(src, list) else src
+        if isinstance(src, str):
+            out.append((number, src))
+    return out
+
+
+def submission_places(parts: list[tuple[str, str]], files: dict[str, bytes] | None = None,
+                      notebook: tuple[str, str, list] | None = None) -> tuple[list[dict], int]:
+    """Every place of a submission that reaches into the grader, in file order, and how many
+    there are (each place once: file, line, rule).
+
+    `parts`: its Python files, (file, text), as the copy flags read them
+    (``similarity.python_parts``); `files`: all its files (the other notebooks' code cells are
+    read too); `notebook`: (generated module, notebook name, line map) of a notebook submission,
+    whose places are named by cell and line (its prelude, the grader's own, is not read)."""
+    found: list[dict] = []
+    parsed = 0
+    gen, origin, line_map = notebook if notebook else (None, None, None)
+
+    def scan(text: str, file: str) -> list[dict]:
+        nonlocal parsed
+        if len(text) <= MAX_AST_CHARS and parsed + len(text) <= MAX_AST_TOTAL:
+            places, was_parsed = scan_text(text, file)
+            parsed += len(text) if was_parsed else 0
+            return places
+        return _text_scan(text, file)
+
+    for file, text in parts:
+        lines = text.splitlines()
+        for p in scan(text, file):
+            line = p["line"]
+            p["source"] = lines[line - 1].strip()[:MAX_SOURCE_CHARS] \
+                if 1 <= line <= len(lines) else ""
+            if file == gen and line_map is not None:
+                cell, in_cell = (line_map[line - 1] if 1 <= line <= len(line_map)
+                                 else (0, 0))
+                if not cell:
+                    continue                 # the notebook's prelude: the grader's own lines
+                p.update(file=origin, cell=cell, line=in_cell)
+            found.append(p)
+    for file in sorted(files or {}):
+        if not file.endswith(".ipynb") or file == origin:
+            continue
+        for cell, src in notebook_cells(files[file]):
+            lines = src.splitlines()
+            for p in scan(src, file):
+                line = p["line"]
+                p["source"] = lines[line - 1].strip()[:MAX_SOURCE_CHARS] \
+                    if 1 <= line <= len(lines) else ""
+                p["cell"] = cell
+                found.append(p)
+    seen, out = set(), []
+    for p in found:
+        key = (p["file"], p.get("cell"), p["line"], p["rule"])
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out, len(out)
+
+
+def tamper_flags(parts: list[tuple[str, str]], files: dict[str, bytes] | None = None,
+                 notebook: tuple[str, str, list] | None = None) -> list[dict]:
+    """[{kind: grader_tamper, places, count, rules, message}] when the submission's source
+    reaches into the grader (see the module docstring), else []."""
+    places, count = submission_places(parts, files, notebook)
+    if not places:
+        return []
+    rules = sorted({p["rule"] for p in places}, key=RULES.index)
+    listed = places[:MAX_FINDINGS]
+    return [{"kind": KIND, "count": count, "rules": rules, "places": listed,
+             "message": tamper_message(rules, listed, count)}]
+
+
+def where(place: dict) -> str:
+    """``hw.py, line 12`` or ``hw.ipynb, cell 3, line 4`` (the formats say it in the report's
+    language: formats.tamper_place)."""
+    cell = place.get("cell")
+    return (f"{place['file']}, cell {cell}, line {place['line']}" if cell
+            else f"{place['file']}, line {place['line']}")
+
+
+def tamper_message(rules: list[str], places: list[dict], count: int) -> str:
+    """The flag's message in English (the formats give it in the report's language)."""
+    shown = "; ".join(f"{where(p)} {p['code']}" for p in places[:5])
+    more = f" (and {count - 5} more)" if count > 5 else ""
+    return (f"this submission's source reaches into the grader's machinery "
+            f"({', '.join(rules)}): {shown}{more}; a submission that can tell it is being "
+            "graded may behave differently then: read it before accepting the score")

@@ -1,0 +1,140 @@
+"""Hostile (a known gap, strict xfail in tests/grade/test_attacks_transport.py): pure Python, no
+ctypes, no native code. At import it reaches the worker's own objects through ``sys.modules``
+and wraps how the worker turns the grader's shared call region into argument arrays
+(``andrea_runtime.protocol._Decoder._from_region``): each argument the call gets is a private
+copy of the region's bytes, marked as its own "pristine" copy so that the worker's word is
+"unchanged". (Replacing ``RegionView.map`` by a private copy of the whole region works too for
+the arrays the grader writes there, but not for a kept array, whose bytes the worker itself
+copies into the region for the grader to compare.) lookup, embed and embed_backward compute the
+right answer and zero every array argument in place before returning it.
+
+The region the grader compares after the call is untouched. In an ordinary in-process call
+this function DOES zero the caller's arrays. Expected of the grader: EMB-PURE-01 fails (97.5);
+it passes (100): pure Python in the worker's interpreter can change how the worker hands it its
+arguments, as it can change anything else the worker does (docs/grading.md, "the call region"
+and "defeat devices"). What the grader does instead: its tamper scan flags this file for the
+staff (``sys.modules``, a name of the grader's runtime: graders/grade/tamper.py).
+"""
+
+import sys
+
+import numpy as np
+
+SUBSTITUTED = []
+
+
+def _substitute():
+    protocol = sys.modules.get("andrea_runtime.protocol")
+    decoder = getattr(protocol, "_Decoder", None)
+    if decoder is None:
+        return
+    shared_view = decoder._from_region
+
+    def private_view(self, d, dt, shape, source=None):
+        private = shared_view(self, d, dt, shape, source).copy()
+        if self.pristine is not None:     # "compare it with itself": no change to report
+            self.pristine[id(private)] = private
+        SUBSTITUTED.append(private.nbytes)
+        return private
+
+    decoder._from_region = private_view
+
+
+_substitute()
+
+
+def _scribble(*values):
+    for v in values:
+        if isinstance(v, np.ndarray) and v.flags.writeable and v.size:
+            v[...] = 0
+
+
+def _size(value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError("sizes must be integers")
+    if value < 1:
+        raise ValueError("sizes must be at least 1")
+    return int(value)
+
+
+def token_embedding_params(vocab_size, d_model):
+    return _size(vocab_size) * _size(d_model)
+
+
+def position_embedding_params(context_length, d_model):
+    return _size(context_length) * _size(d_model)
+
+
+def embedding_params(vocab_size, context_length, d_model):
+    return (_size(vocab_size) + _size(context_length)) * _size(d_model)
+
+
+def init_table(num_rows, d_model, rng):
+    shape = (_size(num_rows), _size(d_model))
+    return (rng.standard_normal(shape) / np.sqrt(shape[1])).astype(np.float32)
+
+
+def _ids(token_ids, rows):
+    ids = np.asarray(token_ids)
+    if ids.dtype == np.bool_ or not np.issubdtype(ids.dtype, np.integer):
+        raise TypeError("token ids must be integers")
+    if ids.size and (ids.min() < 0 or ids.max() >= rows):
+        raise IndexError("token id out of range")
+    return ids
+
+
+def lookup(table, token_ids):
+    out = table[_ids(token_ids, table.shape[0])]
+    _scribble(table, token_ids)
+    return out
+
+
+def _sequence(ids, context):
+    if ids.ndim not in (1, 2):
+        raise ValueError("token ids must be (T,) or (B, T)")
+    if ids.shape[-1] > context:
+        raise ValueError("sequence longer than the context")
+    return ids.shape[-1]
+
+
+def embed(token_ids, token_table, position_table):
+    if token_table.shape[1] != position_table.shape[1]:
+        raise ValueError("d_model differs between the tables")
+    ids = _ids(token_ids, token_table.shape[0])
+    t = _sequence(ids, position_table.shape[0])
+    out = token_table[ids] + position_table[:t]
+    _scribble(token_ids, token_table, position_table)
+    return out
+
+
+def embed_backward(token_ids, grad_out, vocab_size, context_length):
+    ids = _ids(token_ids, vocab_size)
+    t = _sequence(ids, context_length)
+    if grad_out.ndim != ids.ndim + 1 or grad_out.shape[:-1] != ids.shape:
+        raise ValueError("grad_out must have shape token_ids.shape + (d_model,)")
+    d = grad_out.shape[-1]
+    g_tok = np.zeros((vocab_size, d), dtype=np.float32)
+    np.add.at(g_tok, ids.reshape(-1), grad_out.reshape(-1, d))
+    g_pos = np.zeros((context_length, d), dtype=np.float32)
+    g_pos[:t] = grad_out.reshape(-1, t, d).sum(axis=0)
+    _scribble(token_ids, grad_out)
+    return g_tok, g_pos
+
+
+def dot(u, v):
+    if len(u) != len(v):
+        raise ValueError("vectors of different length")
+    return float(np.dot(u, v))
+
+
+def norm(v):
+    return float(np.sqrt(np.dot(v, v)))
+
+
+def cosine_similarity(u, v):
+    if len(u) != len(v):
+        raise ValueError("vectors of different length")
+    nu, nv = np.sqrt(np.dot(u, u)), np.sqrt(np.dot(v, v))
+    if nu == 0 or nv == 0:
+        raise ValueError("the cosine of a zero vector is undefined")
+    return float(np.dot(u, v) / (nu * nv))

@@ -1,0 +1,306 @@
+"""Tamper flags (graders/grade/tamper.py): places in a submission's source that reach into the
+grader's machinery are shown to the staff, never to the student, and never change a score.
+
+Measured here: not one flag on any correct or buggy corpus file (tests/corpus, the workflow
+corpus, examples/submissions), a flag on every attack of tests/attacks/ that reaches into its
+worker (``REACHING``, with the kinds each must show), and a reason for every attack that is not
+flagged (``NOT_REACHING``): an attack added without being classified fails
+``test_every_attack_is_classified``. The scan reads text under bounds (no syntax tree of a
+long text, a cap on what is parsed in all, a cap on the places listed).
+"""
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from graders.grade import tamper
+from graders.grade.grading import load_submission, staff_flags
+from graders.grade.tamper import MAX_AST_TOTAL, MAX_FINDINGS, scan_text, tamper_flags
+from graders.conformance.sources import MAX_AST_CHARS
+from tests.attacks import all_attacks
+from tests.corpus import HERE as CORPUS_DIR, buggy_cases, correct_files
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def flags_of(path: Path) -> list[dict]:
+    return [f for f in staff_flags(load_submission(path)) if f["kind"] == tamper.KIND]
+
+
+def rules_of(path: Path) -> set[str]:
+    got = flags_of(path)
+    return set(got[0]["rules"]) if got else set()
+
+
+# ----------------------------------------------------------------------------- precision
+HONEST = sorted([*correct_files(), *(ROOT / "tests" / "workflow" / "corpus").glob("*.py"),
+                 *(ROOT / "examples" / "submissions").glob("*.py")])
+
+
+def test_the_honest_corpus_is_big_enough():
+    assert len(HONEST) >= 35 and any(p.suffix == ".ipynb" for p in HONEST)
+    assert any(p.is_dir() for p in HONEST)
+
+
+@pytest.mark.parametrize("path", HONEST, ids=lambda p: p.name)
+def test_no_correct_submission_is_flagged(path):
+    assert flags_of(path) == []
+
+
+@pytest.mark.parametrize("case", buggy_cases(), ids=lambda c: c.name)
+def test_no_buggy_submission_is_flagged(case, tmp_path):
+    assert flags_of(case.write(tmp_path)) == []
+
+
+# ----------------------------------------------------------------------------- recall
+# The attacks that reach into their worker (its objects, its memory, its processes and
+# descriptors, the grader's packages or files by name, code built at run time): each must be
+# flagged, with at least these kinds.
+REACHING = {
+    "purity_substitute.py": {"modules", "grader_name"},       # sys.modules -> _Decoder
+    "purity_unhooked.py": {"gc", "modules", "grader_name", "code"},
+    "purity_detach.py": {"native"},                           # ctypes + mmap MAP_FIXED
+    "arena_tricks.py": {"native", "process"},
+    "gc_snoop.py": {"gc", "frames", "modules", "grader_name"},
+    "reach_grader.py": {"native", "proc", "process"},
+    "sockets_and_syscalls.py": {"native", "process"},
+    "nested_userns.py": {"native", "process"},
+    "site_leftovers.py": {"modules", "grader_name", "exec"},
+    "site_view.py": {"exec"},
+    "write_runtime.py": {"modules", "process"},
+    "symlink_swap.py": {"process"},
+    "gradebook_tamper.py": {"proc"},
+    "mount_names.py": {"proc"},
+    "memory_across_processes.py": {"process"},
+    "memory_in_memfds.py": {"process"},
+    "blob_named_many_times.py": {"process"},               # writes forged frames on fd 1
+    "catch_base_exception.py": {"process"},                # signal handlers
+    "close_time_storm.py": {"process"},
+    "escape_cleanup.py": {"process"},
+    "exhaust_fds.py": {"process"},
+    "forged_import_error.py": {"process"},
+    "forged_reply.py": {"process"},
+    "frame_lies.py": {"process"},
+    "stdout_frames.py": {"process"},
+}
+# Not flagged, and why: they attack with what they return, print, name or write to their own
+# files, with the grader's own parsers, or with timing; nothing of the worker is reached.
+NOT_REACHING = {
+    "fill_storage.py": "writes files to its own storage (bounded by the sandbox)",
+    "hidden_names.py": "file names (the grader's reading of names)",
+    "many_files.py": "a folder of many files (the grader's reading of folders)",
+    "see_kit.py": "lists a folder of the file system (what the sandbox shows)",
+    "site_symlinks.md": "not a submission",
+    "huge_values.py": "returns huge values",
+    "parse_bomb_helper.py": "a large module for the grader's parsers",
+    "many_cells.ipynb": "a notebook for the grader's notebook reader",
+    "notebook_backtracking.py": "a long line for the grader's notebook rules",
+    "notebook_cell_shapes.ipynb": "a notebook that cannot be read (no module)",
+    "slow_calls.py": "timing",
+    "threads_left_running.py": "threads that touch its own arguments after the call",
+    "feedback_markup.py": "words in messages",
+    "hidden_only_failure.py": "a verdict of a hidden check",
+    "inject_output.py": "control characters and markup in output",
+    "name_collision.py": "file names",
+    "report_bloat.py": "a large report",
+    "report_poison.py": "values that are not JSON",
+    "copy_evasion.py": "builds copies for the copy flags (tests/workflow)",
+    "similarity_bomb.py": "a text for the fingerprints",
+    "arena_keep_buffers.py": "keeps views of its own arguments",
+    "check_break.py": "values that break a check",
+    "fake_exceptions.py": "exception classes of its own",
+    "forged_hypothesis_control.py": "exceptions named like Hypothesis's",
+    "lying_values.py": "values with lying methods",
+    "mutate_args.py": "changes its arguments (judged by the grader's region)",
+    "nan_results.py": "NaN results",
+    "universal_exception.py": "one exception of every type",
+    "wrong_first_answer.py": "answers that depend on how often it is asked",
+}
+KERNELS = "CUDA sources: native code by design, judged by the kernel include filter"
+
+
+def _attack_names() -> list[str]:
+    root = ROOT / "tests" / "attacks"
+    return sorted(p.name for t in root.iterdir() if t.is_dir() for p in t.iterdir()
+                  if p.is_file() and p.name != "__init__.py")
+
+
+def test_every_attack_is_classified():
+    names = _attack_names()
+    unclassified = [n for n in names if n not in REACHING and n not in NOT_REACHING
+                    and not n.endswith(".cu")]
+    assert unclassified == [], "classify each new attack in REACHING or NOT_REACHING"
+    assert not set(REACHING) & set(NOT_REACHING)
+    assert set(REACHING) | set(NOT_REACHING) <= set(names)
+
+
+@pytest.mark.parametrize("name", sorted(REACHING))
+def test_every_attack_that_reaches_into_its_worker_is_flagged(name):
+    (path,) = [p for p in all_attacks() if p.name == name]
+    got = rules_of(path)
+    assert REACHING[name] <= got, (name, got)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in NOT_REACHING if not n.endswith(".md")))
+def test_attacks_that_reach_nothing_are_not_flagged(name):
+    (path,) = [p for p in all_attacks() if p.name == name]
+    try:
+        sub = load_submission(path)
+    except Exception:  # noqa: BLE001 - an attack on the reader itself: no grade, no flags
+        return
+    assert [f for f in staff_flags(sub) if f["kind"] == tamper.KIND] == []
+
+
+def test_the_bundled_hostile_examples_that_reach_the_worker_are_flagged():
+    hostile = ROOT / "examples" / "hostile"
+    assert rules_of(hostile / "monkeypatch_numpy.py") == {"patch"}
+    assert rules_of(hostile / "segfault.py") == {"native"}
+    assert "grader_name" in rules_of(hostile / "import_reference.py")
+    assert {"grader_name", "exec"} <= rules_of(hostile / "read_outside.py")
+    assert rules_of(hostile / "infinite_loop.py") == set()
+
+
+# ----------------------------------------------------------------------------- the rules
+@pytest.mark.parametrize("code, rule", [
+    ("import ctypes", "native"),
+    ("from _ctypes import PyObj_FromPtr", "native"),
+    ("import mmap as m\nm.mmap(-1, 10)", "native"),
+    ("c = __import__('ctypes')", "native"),
+    ("import gc\nfor o in gc.get_objects(): pass", "gc"),
+    ("from gc import get_referrers as r\nr(1)", "gc"),
+    ("import sys\nf = sys._getframe(1)", "frames"),
+    ("def f():\n    raise ValueError\ntry:\n    f()\nexcept ValueError as e:\n"
+     "    g = e.__traceback__.tb_frame.f_back.f_globals", "frames"),
+    ("import inspect\ninspect.stack()", "frames"),
+    ("import sys\nsys.settrace(None)", "frames"),
+    ("import sys\nsys.modules['numpy'].x = 1", "modules"),
+    ("from sys import modules\nm = modules.get('x')", "modules"),
+    ("import sys\nsys.meta_path.clear()", "modules"),
+    ("s = getattr(__import__('sys'), 'modules')", "code"),
+    ("name = 'andrea_runtime.protocol'", "grader_name"),
+    ("name = 'graders.grade'", "grader_name"),
+    ("p = open('/proc/self/maps').read()", "proc"),
+    ("import builtins\nbuiltins.len = lambda x: 0", "builtins"),
+    ("__builtins__['len'] = None", "builtins"),
+    ("import numpy as np\nnp.frombuffer = None", "patch"),
+    ("import numpy\nsetattr(numpy, 'array_equal', None)", "patch"),
+    ("def f(): pass\ndef g(): return 1\nf.__code__ = g.__code__", "code"),
+    ("x = (lambda: 0).__globals__", "code"),
+    ("subs = object.__subclasses__()", "code"),
+    ("import os\nos._exit(0)", "process"),
+    ("import signal\nsignal.signal(15, signal.SIG_IGN)", "process"),
+    ("import atexit\natexit.register(print)", "process"),
+    ("import os\nos.write(1, b'x')", "process"),
+    ("code = input()\nexec(code)", "exec"),
+    ("eval(f'{1}+1')", "exec"),
+    ("import importlib\nimportlib.import_module(name)", "exec"),
+    ("import pickle\npickle.loads(blob)", "exec"),
+    ("import marshal\nexec(marshal.loads(b'...'))", "exec"),
+    ("import zlib, base64\nexec(zlib.decompress(base64.b64decode(B)))", "exec_decoded"),
+    ("import codecs\nsrc = codecs.decode(S, 'rot13')\nexec(src)", "exec_decoded"),
+    ("exec(bytes.fromhex(H).decode())", "exec_decoded"),
+    ("import lzma as l\nf = compile(l.decompress(D), 'x', 'exec')", "exec_decoded"),
+])
+def test_each_rule_flags_its_place(code, rule):
+    places, parsed = scan_text(code, "m.py")
+    assert parsed
+    assert rule in {p["rule"] for p in places}, places
+    assert all(p["file"] == "m.py" and p["line"] >= 1 for p in places)
+
+
+@pytest.mark.parametrize("code", [
+    "import numpy as np\nx = np.zeros(3)\nnp.random.default_rng(0)",
+    "exec('x = 1')",                                        # a literal: nothing hidden
+    "import re\np = re.compile(r'\\d+')",                   # not the builtin compile
+    "class M:\n    def eval(self): return 1\nM().eval()",   # a method named eval
+    '"""Checked by the graders against the course text (andrea_ref style)."""',   # prose
+    "import inspect\ninspect.signature(print)",
+    "import gc\ngc.collect()",
+    "import math, functools, itertools, operator, numbers, warnings",
+    "import sys\nprint(sys.version_info, file=sys.stderr)",
+    "msg = 'ask the graders'",
+    "import os\np = os.path.join('a', 'b')",
+    "import numpy as np\nnp.set_printoptions(precision=3)",
+])
+def test_ordinary_code_is_not_flagged(code):
+    assert scan_text(code, "m.py")[0] == []
+
+
+def test_a_place_is_named_by_file_and_line_and_listed_once():
+    code = "import numpy as np\n\n\nimport sys\nm = sys.modules; n = sys.modules\n"
+    (flag,) = tamper_flags([("pkg/helper.py", code)])
+    assert flag["kind"] == "grader_tamper" and flag["count"] == 1
+    (place,) = flag["places"]
+    assert (place["file"], place["line"], place["rule"]) == ("pkg/helper.py", 5, "modules")
+    assert place["source"] == "m = sys.modules; n = sys.modules"
+    assert "pkg/helper.py, line 5" in flag["message"]
+
+
+def test_a_notebook_place_is_named_by_cell_and_line(tmp_path):
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": "# hw", "id": "a"},
+        {"cell_type": "code", "metadata": {}, "source": "import numpy as np\n", "id": "b",
+         "outputs": [], "execution_count": None},
+        {"cell_type": "code", "metadata": {}, "id": "c", "outputs": [], "execution_count": None,
+         "source": "%matplotlib inline\nimport gc\nobjs = gc.get_objects()\n"}]}
+    path = tmp_path / "hw.ipynb"
+    path.write_text(json.dumps(nb))
+    (flag,) = flags_of(path)
+    (place,) = flag["places"]
+    assert (place["file"], place["cell"], place["line"], place["rule"]) == (
+        "hw.ipynb", 3, 3, "gc")
+
+
+def test_every_source_file_of_a_folder_is_read(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "submission.py").write_text((CORPUS_DIR / "correct" / "numpy_naive.py")
+                                            .read_text())
+    (tmp_path / "sub" / "deep.py").write_text("import ctypes\n")
+    (tmp_path / "notes.txt").write_text("import sys\nsys.modules.clear()\n")
+    (tmp_path / "scratch.ipynb").write_text(json.dumps({"cells": [
+        {"cell_type": "code", "source": ["x = 1\n", "exec(blob)\n"]}]}))
+    (flag,) = flags_of(tmp_path)
+    where = {(p["file"], p.get("cell"), p["line"], p["rule"]) for p in flag["places"]}
+    assert where == {("sub/deep.py", None, 1, "native"), ("notes.txt", None, 2, "modules"),
+                     ("scratch.ipynb", 1, 2, "exec")}
+
+
+# ----------------------------------------------------------------------------- bounds
+def test_a_long_text_is_read_without_a_syntax_tree(monkeypatch):
+    parsed = []
+    real = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda text, *a, **k: (parsed.append(len(text)),
+                                                             real(text, *a, **k))[1])
+    pad = "x = 1\n" * (MAX_AST_CHARS // 6 + 10)
+    text = pad + "import sys\nsys.modules['numpy'] = None\n"
+    (flag,) = tamper_flags([("big.py", text)])
+    assert parsed == []
+    assert {"native", "modules"} >= set(flag["rules"]) and "modules" in flag["rules"]
+    assert flag["places"][0]["line"] == text.count("\n") - 1 + 1
+
+
+def test_what_is_parsed_in_all_is_capped(monkeypatch):
+    parsed = []
+    real = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda text, *a, **k: (parsed.append(len(text)),
+                                                             real(text, *a, **k))[1])
+    one = "x = 1\n" * (MAX_AST_CHARS // 7) + "import mmap\n"
+    parts = [(f"m{i}.py", one) for i in range(12)]
+    (flag,) = tamper_flags(parts)
+    assert sum(parsed) <= MAX_AST_TOTAL
+    assert flag["count"] == 12 and flag["rules"] == ["native"]   # the rest by the text scan
+
+
+def test_the_places_listed_are_capped_and_counted():
+    text = "".join(f"import ctypes as c{i}\n" for i in range(500))
+    (flag,) = tamper_flags([("m.py", text)])
+    assert len(flag["places"]) == MAX_FINDINGS and flag["count"] == 500
+    assert len(json.dumps(flag)) < 20_000
+
+
+def test_broken_source_is_read_as_text():
+    places, parsed = scan_text("def f(:\n    import ctypes\n", "m.py")
+    assert not parsed and [(p["line"], p["rule"]) for p in places] == [(2, "native")]
