@@ -307,8 +307,7 @@ class _Scan(ast.NodeVisitor):
                 return
             if first is None or not _literal(first):
                 decoded = first is not None and self._decodes(first)
-                self._add(node, "exec_decoded" if decoded else "exec",
-                          f"{name}({'decoded data' if decoded else '...'})")
+                self._add(node, "exec_decoded" if decoded else "exec", f"{name}(...)")
 
     def _decodes(self, expr) -> bool:
         """Whether `expr` decodes data at run time, or names what was assigned from that."""

@@ -5,7 +5,7 @@ outcome, what the worker left behind, ``scoring.build`` on typed check results, 
 the time taken; made inert at the end), without running a worker: a correct submission, a
 buggy one (every cause), a syntax error, a folder without one module, a hang at import, a
 notebook with dropped lines and raising cells, a kernel with an executor finding, a kernel
-that does not compile, hidden and after-the-due-date groups, a used-up budget, a copy flag.
+that does not compile, hidden and after-the-due-date groups, a used-up budget, a copy flag and a tamper flag.
 
 ``outputs(spec, folder)`` renders them in every format and language, as the commands write
 them (text, json, junit, gradescope; Markdown and HTML feedback; the batch's gradebook row,
@@ -30,6 +30,7 @@ from graders.conformance.outcome import Cause, Status
 from graders.grade import messages as M
 from graders.grade import scoring
 from graders.grade.formats import inert_report
+from graders.grade.tamper import tamper_flags
 
 LANGS = ("en", "nl", "ko")
 FORMATS = ("text", "json", "junit", "gradescope")
@@ -315,7 +316,9 @@ def cases(spec) -> dict[str, tuple[object, dict]]:
         spec, [_passed(c) for c in checks], name="jack.py", module="jack.py", imp=ok_import,
         flags=[{"kind": "reference_copy", "similarity": 0.97, "threshold": 0.6,
                 "message": "97% of this submission's code fingerprints are the reference "
-                           "implementation's"}]))
+                           "implementation's"}] + tamper_flags(
+            [("jack.py", "import sys\n\nimport numpy as np\nsys.modules['numpy'].x = 1\n"),
+             ("lib/z.py", "import zlib\nexec(zlib.decompress(b'...'))  # <b>\n")])))
     return out
 
 
@@ -333,7 +336,8 @@ def outputs(spec, folder: Path, as_report=lambda d: d) -> dict[str, str]:
     from graders.grade import batch
     from graders.grade.batch_reports import feedback_text, summary_text
     from graders.grade.formats import dumps, render
-    from graders.grade.report_pages import reference_rows, similarity_page, summary_page
+    from graders.grade.report_pages import (reference_rows, similarity_page, summary_page,
+                                            tamper_rows)
 
     out: dict[str, str] = {}
     all_cases = cases(spec)
@@ -373,7 +377,8 @@ def outputs(spec, folder: Path, as_report=lambda d: d) -> dict[str, str]:
             rows, spec.title, pairs, lang,
             feedback={r["submission"]: f"../feedback/{r['submission']}.md" for r in rows})
         out[f"batch.similarity.{lang}.html"] = similarity_page(
-            pairs, _sources(), lang, references=reference_rows(rows))
+            pairs, _sources(), lang, references=reference_rows(rows),
+            tampered=tamper_rows(rows))
         out[f"batch.feedback-none.{lang}.md"] = feedback_text(None, lang, "md", "kate.py")
     return out
 
