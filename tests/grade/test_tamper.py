@@ -85,6 +85,7 @@ REACHING = {
     "forged_reply.py": {"process"},
     "frame_lies.py": {"process"},
     "stdout_frames.py": {"process"},
+    "hidden_crash.py": {"process"},                         # os._exit in every call
 }
 # Not flagged, and why: they attack with what they return, print, name or write to their own
 # files, with the grader's own parsers, or with timing; nothing of the worker is reached.
@@ -103,6 +104,11 @@ NOT_REACHING = {
     "threads_left_running.py": "threads that touch its own arguments after the call",
     "feedback_markup.py": "words in messages",
     "hidden_only_failure.py": "a verdict of a hidden check",
+    "hidden_budget.py": "slow calls in a hidden check (timing)",
+    "hidden_hang.py": "a busy loop in a hidden check (timing)",
+    "hidden_mutates.py": "changes its arguments in a hidden check (judged by the region)",
+    "hidden_prints.py": "prints in a hidden check",
+    "hidden_raises.py": "raises in a hidden check",
     "inject_output.py": "control characters and markup in output",
     "name_collision.py": "file names",
     "report_bloat.py": "a large report",
@@ -132,7 +138,10 @@ def test_every_attack_is_classified():
     names = _attack_names()
     unclassified = [n for n in names if n not in REACHING and n not in NOT_REACHING
                     and not n.endswith(".cu")]
-    assert unclassified == [], "classify each new attack in REACHING or NOT_REACHING"
+    assert unclassified == [], (
+        "each attack of tests/attacks/ is either flagged (REACHING, with its kinds) or says "
+        "why it reaches nothing of its worker (NOT_REACHING): classify these in "
+        "tests/grade/test_tamper.py")
     assert not set(REACHING) & set(NOT_REACHING)
     assert set(REACHING) | set(NOT_REACHING) <= set(names)
 
