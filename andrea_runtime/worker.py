@@ -87,22 +87,24 @@ def _exc_info(exc: BaseException) -> dict:
     return info
 
 
+# A kernel's worker: its loader's said(exc), an exception's finding as plain data (None for a
+# Python submission, whose exceptions carry none).
+_SAID = None
+
+
 def _said(exc: BaseException):
-    """The executor finding of `exc` (``translatable()`` of andrea_gpu's KernelError) as plain
-    data, or None; the grader checks it again against its catalog of executor sentences."""
+    """The finding of `exc` as the kernel loader reads it (a template and its values), or
+    None; the grader checks it again against its catalog of executor sentences."""
+    if _SAID is None:
+        return None
     try:
-        if not str(getattr(type(exc), "__module__", "")).startswith("andrea_gpu."):
-            return None
-        import json
-        return json.loads(json.dumps(exc.translatable()))
+        return _SAID(exc)
     except BaseException:  # noqa: BLE001 - a hostile or odd exception: no finding
         return None
 
 
 def _import_error(exc: BaseException, module_path: str) -> dict:
-    info = _exc_info(exc)
-    if type(exc) is CompileError and exc.said:
-        info["said"] = exc.said
+    info = _exc_info(exc)     # a kernel's compile refusal: its sentences (said)
     if isinstance(exc, SyntaxError):
         info["line"] = exc.lineno
         info["text"] = (exc.text or "").rstrip()[:300]
@@ -142,7 +144,7 @@ class _Args:
 _INT_OPTIONS = {"--req-fd", "--resp-fd", "--drop-uid", "--arena-fd", "--arena-size",
                 "--region-fd", "--region-size"}
 _TEXT_OPTIONS = {"--runtime", "--module", "--functions", "--forbid", "--cells",
-                 "--cells-file", "--allow"}
+                 "--cells-file", "--allow", "--kernel-loader"}
 
 
 def _parse(argv) -> _Args:
@@ -375,7 +377,7 @@ def _import_submission(args, refuse, send):
     ranges = _cell_ranges(args.cells) if args.cells else None
     try:
         if args.kernel:
-            module = _load_kernel(args.module, args.runtime)
+            module = _load_kernel(args.module, args.runtime, args.kernel_loader)
         else:
             spec = importlib.util.spec_from_file_location("submission", args.module)
             module = importlib.util.module_from_spec(spec)
@@ -574,37 +576,20 @@ def _call(P, S, module, fn_name, args, kwargs, pristine, send, refuse) -> tuple:
     return {"ok": value, "mutated": mutated, "rngs": rngs}, out_blobs
 
 
-def _load_kernel(path: str, runtime_dir: str):
-    """A .cu submission: compile it with the kernel runtime the grader put in runtime/kernel
-    (andrea_gpu without its reference kernels, with this package's contract model and argument
-    checks, and the contract as JSON) and expose the contract functions."""
-    import json
-
-    from andrea_runtime import validate
-    from andrea_runtime.kernel_contract import KernelContract
-
+def _load_kernel(path: str, runtime_dir: str, loader_name: str):
+    """A .cu submission: the contract functions, from the kernel loader the grader named
+    (``--kernel-loader``: a module of the kernel runtime it put in runtime/kernel, whose
+    ``load(path, kernel_dir)`` compiles the file and ``said(exc)`` reads a finding). This
+    package imports none of it by name: it stays standard library and NumPy only."""
+    global _SAID
     kdir = os.path.join(runtime_dir, "kernel")
     sys.path.insert(0, kdir)
     try:
-        from andrea_gpu import host
-        with open(os.path.join(kdir, "contract.json"), encoding="utf-8") as f:
-            contract = KernelContract.from_data(json.load(f))
-    except (ImportError, OSError, ValueError) as exc:
+        loader = importlib.import_module(loader_name)
+        load, _SAID = loader.load, loader.said
+    except (ImportError, AttributeError) as exc:
         raise RuntimeError(f"kernel grading unavailable: {exc}") from None
-    ok, log = host.compile_kernel_source(path, contract)
-    if not ok:
-        exc = CompileError(str(log)[:MSG_LIMIT])
-        if isinstance(log, host.CompileFeedback):   # the kit's own sentences, translatable
-            exc.said = log.translatable()
-        raise exc
-    return host.load_kernel_submission(path, contract, validate, compiled_for_gpu=True)
-
-
-class CompileError(Exception):
-    """The kernel source does not compile (the message is the compiler's log); ``said``: the
-    kit's refusal as sentences (host.CompileFeedback), where it is one."""
-
-    said = None
+    return load(path, kdir)
 
 
 CHANNEL_LOST = 9

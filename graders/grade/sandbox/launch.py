@@ -13,7 +13,8 @@ from .features import _python
 from .limits import Limits, MemoryCgroup, _make_preexec
 from .mounts import IN_SANDBOX, _bwrap_prefix, _site_args, _site_entries
 from .processes import MARKER, LaunchPlan, _allocate_uid, _processes, _set_subreaper
-from .scratch import CELLS_FILE, Scratch, WORKER, _fresh_work_dir, _link_site, _traversable
+from .scratch import (CELLS_FILE, KERNEL_LOADER, Scratch, WORKER, _fresh_work_dir, _link_site,
+                      _traversable)
 
 # The one list of packages a submission may not import (passed to the worker's import guard;
 # an attempt is reported as "forbidden"). The test tooling is only left out of the sandbox's
@@ -72,7 +73,8 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
     if scratch.cells:
         argv += ["--cells-file", f"{inside['runtime']}/{CELLS_FILE}"]
     if scratch.kernel:
-        argv += ["--kernel", "--forbid", ",".join(KERNEL_FORBIDDEN)]
+        argv += ["--kernel", "--kernel-loader", KERNEL_LOADER,
+                 "--forbid", ",".join(KERNEL_FORBIDDEN)]
     else:
         argv += ["--forbid", ",".join(FORBIDDEN_MODULES),
                  "--allow", ",".join(ALLOWED_PACKAGES)]

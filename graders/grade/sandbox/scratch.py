@@ -28,6 +28,9 @@ _WORK_DIRS = itertools.count()
 #: else of the package goes, whatever is added to it later; bytecode never does.
 KERNEL_RUNTIME_EXCLUDED = ("kernels", "ops.py", "submission.py", "__init__.py")
 KERNEL_CONTRACT_FILE = "contract.json"
+#: The module of that copy the worker loads a kernel with (its --kernel-loader): the runtime
+#: names nothing of andrea_gpu itself.
+KERNEL_LOADER = "andrea_gpu.worker_loader"
 #: Never copied from a package folder into a worker's runtime.
 _NEVER_COPIED = ("__pycache__", "*.pyc", "*.pyo")
 
