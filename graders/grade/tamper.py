@@ -23,7 +23,8 @@ buggy corpus file, a flag on every attack that reaches into the worker):
 * ``modules``: ``sys.modules``, ``sys.meta_path``, ``sys.path_hooks``,
   ``sys.path_importer_cache``, ``importlib.reload``;
 * ``grader_name``: the grader's packages (``andrea_runtime``, ``andrea_ref``, ``andrea_gpu``,
-  ``graders``) named in code or in a string;
+  ``graders``) named in code or in a string, and the strings that tell grading apart: the
+  sandbox's folder ``/sandbox``, Gradescope's ``/autograder``, an ``ANDREA_`` variable;
 * ``proc``: a ``/proc/`` path in a string;
 * ``builtins``: ``__builtins__``, an attribute of ``builtins`` assigned or deleted;
 * ``patch``: an attribute of an imported module assigned or deleted (``np.frombuffer = ...``:
@@ -98,9 +99,12 @@ _DECODE_ATTRS = {"fromhex", "decode", "decompress", "b64decode", "b85decode", "a
 _SENSITIVE_NAMES = (_SYS_FRAMES | _FRAME_ATTRS | _SYS_IMPORT | _CODE_ATTRS | _GC
                     | {"__code__", "__import__", "_exit"})
 
-# "graders" alone is an English word: only as a module path ("graders.grade") or the whole string
+# "graders" alone is an English word: only as a module path ("graders.grade") or the whole
+# string; the sandbox's folder (/sandbox), Gradescope's (/autograder) and the worker's marker
+# (ANDREA_GRADE_WORKER, any ANDREA_ variable) tell a submission that it is being graded
 _GRADER_STRING = re.compile(r"\b(?:andrea_runtime|andrea_ref|andrea_gpu)\b|"
-                            r"(?<![\w./-])graders[./]\w|^graders$")
+                            r"(?<![\w./-])graders[./]\w|^graders$|"
+                            r"(?<![\w.-])/(?:sandbox|autograder)(?![\w.-])|\bANDREA_[A-Z]")
 _PROC = re.compile(r"/proc/")
 # the text scan of what is not parsed: plain words, one alternation (linear)
 _TEXT_RULES = (
@@ -113,7 +117,8 @@ _TEXT_RULES = (
     ("modules", re.compile(r"\bsys\s*\.\s*(?:modules|meta_path|path_hooks|"
                            r"path_importer_cache)\b")),
     ("grader_name", re.compile(r"\b(?:andrea_runtime|andrea_ref|andrea_gpu)\b|"
-                               r"\bgraders\s*\.\s*\w")),
+                               r"\bgraders\s*\.\s*\w|/(?:sandbox|autograder)\b|"
+                               r"\bANDREA_[A-Z]")),
     ("proc", _PROC),
     ("builtins", re.compile(r"\b__builtins__\b|\bbuiltins\s*\.\s*\w+\s*=(?!=)")),
     ("code", re.compile(r"\b(?:__code__|__globals__|__closure__|__subclasses__|CodeType)\b")),

@@ -86,11 +86,11 @@ REACHING = {
     "frame_lies.py": {"process"},
     "stdout_frames.py": {"process"},
     "hidden_crash.py": {"process"},                         # os._exit in every call
+    "fill_storage.py": {"grader_name"},                     # writes into /sandbox/runtime
 }
 # Not flagged, and why: they attack with what they return, print, name or write to their own
 # files, with the grader's own parsers, or with timing; nothing of the worker is reached.
 NOT_REACHING = {
-    "fill_storage.py": "writes files to its own storage (bounded by the sandbox)",
     "hidden_names.py": "file names (the grader's reading of names)",
     "many_files.py": "a folder of many files (the grader's reading of folders)",
     "see_kit.py": "lists a folder of the file system (what the sandbox shows)",
@@ -192,6 +192,9 @@ def test_the_bundled_hostile_examples_that_reach_the_worker_are_flagged():
     ("name = 'andrea_runtime.protocol'", "grader_name"),
     ("name = 'graders.grade'", "grader_name"),
     ("p = open('/proc/self/maps').read()", "proc"),
+    ("import os\ngraded = os.path.isdir('/sandbox/runtime')", "grader_name"),
+    ("import os\ngraded = os.path.exists('/autograder')", "grader_name"),
+    ("import os\ngraded = 'ANDREA_GRADE_WORKER' in os.environ", "grader_name"),
     ("import builtins\nbuiltins.len = lambda x: 0", "builtins"),
     ("__builtins__['len'] = None", "builtins"),
     ("import numpy as np\nnp.frombuffer = None", "patch"),
@@ -231,6 +234,7 @@ def test_each_rule_flags_its_place(code, rule):
     "import math, functools, itertools, operator, numbers, warnings",
     "import sys\nprint(sys.version_info, file=sys.stderr)",
     "msg = 'ask the graders'",
+    "path = 'data/sandbox/x.npy'; name = 'ANDREA-120M'",
     "import os\np = os.path.join('a', 'b')",
     "import numpy as np\nnp.set_printoptions(precision=3)",
 ])
@@ -275,6 +279,24 @@ def test_every_source_file_of_a_folder_is_read(tmp_path):
     where = {(p["file"], p.get("cell"), p["line"], p["rule"]) for p in flag["places"]}
     assert where == {("sub/deep.py", None, 1, "native"), ("notes.txt", None, 2, "modules"),
                      ("scratch.ipynb", 1, 2, "exec")}
+
+
+def test_a_reference_copy_run_from_compressed_data_is_flagged_for_what_it_hides():
+    """The reference, disguised, compressed and run by exec: copy detection cannot see it
+    (the grader never runs submission code in its own process); the tamper flag names the
+    exec of decoded data, with its line."""
+    import base64
+    import zlib
+
+    from graders.grade.similarity import reference_flags
+    from tests.workflow.disguise import disguise, reference_as_one_module
+
+    blob = base64.b64encode(zlib.compress(disguise(reference_as_one_module(), "z").encode()))
+    text = ("import base64\nimport zlib\n\n_SRC = " + repr(blob.decode()) + "\n"
+            "exec(zlib.decompress(base64.b64decode(_SRC)).decode())\n")
+    assert reference_flags([("hw.py", text)]) == []
+    (flag,) = tamper_flags([("hw.py", text)])
+    assert [(p["line"], p["rule"]) for p in flag["places"]] == [(5, "exec_decoded")]
 
 
 # ----------------------------------------------------------------------------- bounds
