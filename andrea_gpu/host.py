@@ -503,13 +503,6 @@ class KernelHost:
     def _bad_rows(flat: np.ndarray, rows: int) -> np.ndarray:
         return (flat < 0) | (flat >= rows)
 
-    def _index_error(self, validate_call):
-        try:
-            validate_call()
-        except IndexError as exc:
-            return exc
-        return None
-
     # ------------------------------------------------------------------ lookup
     def lookup(self, table, token_ids):
         v = self._validate

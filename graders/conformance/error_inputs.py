@@ -42,10 +42,6 @@ class ErrorInput:
     draw: Draw | None = None        # ... or a strategy of arguments
     hint: str | None = None
 
-    @property
-    def drawn(self) -> bool:
-        return self.draw is not None
-
 
 def _sizes(function: str, spec) -> tuple:
     d = spec.model.d_model

@@ -237,7 +237,7 @@ def python_parts(files: dict[str, bytes], module: str | None) -> list[tuple[str,
     """(file, text) of the Python files of a submission that are compared: every ``.py`` file
     of it, in folders too (a copy in a subfolder is a copy), and every other file that is
     Python source under another name (a copy kept in notes.txt and run with exec is a copy),
-    in the order `python_text` joins them, each read as Python reads it (source_text)."""
+    in the order of their paths, each read as Python reads it (source_text)."""
     parts = []
     for rel in sorted(files):
         if rel.endswith(".py"):
@@ -261,11 +261,6 @@ def _python_under_another_name(data: bytes) -> str | None:
     code = [n for n in tree.body
             if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
     return text if code else None
-
-
-def python_text(files: dict[str, bytes], module: str | None) -> str:
-    """The Python text of a submission to compare: all its Python files."""
-    return "\n".join(text for _, text in python_parts(files, module))
 
 
 def reference_flags(text) -> list[dict]:
