@@ -154,3 +154,28 @@ def test_a_batch_without_bubblewrap_refuses_up_front(tmp_path, spec, monkeypatch
     assert not (tmp_path / "gb.sqlite").exists()
     assert cli.main(["batch", str(subs), "--db", str(tmp_path / "gb.sqlite"),
                      "--no-progress"]) == 2
+
+
+def test_why_a_submission_was_not_graded_is_for_the_teacher_only(tmp_path, spec):
+    """"not graded: <reason>" carries the grader's own English words (a refusal, a file
+    name): the teacher's summary and CSV show it; the student's feedback file says, in their
+    language, only that the autograder could not grade it."""
+    from graders.grade import messages as M
+    from graders.grade.i18n import Translator
+
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "leak.py").symlink_to(CORRECT)
+    out = tmp_path / "out"
+    out.mkdir()
+    batch.run_batch(subs, spec, db=tmp_path / "gb.sqlite", profile="dev", limits=LIMITS,
+                    select=["dot_product"], progress=False, sandbox="none", lang="nl",
+                    csv_path=out / "s.csv", feedback_dir=out / "fb", report_dir=out / "rep")
+    (row,) = csv.DictReader(open(out / "s.csv", encoding="utf-8"))
+    assert row["problem"].startswith("not graded: ") and "symbolic link" in row["problem"]
+    summary = (out / "rep" / "summary.txt").read_text(encoding="utf-8")
+    assert "niet beoordeeld: " in summary and "symbolic link" in summary    # the teacher's
+    (fb,) = (out / "fb").iterdir()
+    text = fb.read_text(encoding="utf-8")
+    assert Translator("nl")(M.AUTOGRADER_FAILED).split(";")[0] in text.replace("\\", "")
+    assert "symbolic link" not in text and "not graded" not in text and "beoordeeld:" not in text
