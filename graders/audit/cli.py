@@ -1,16 +1,17 @@
 """andrea-audit: where the spec, the implementations and the course documents disagree.
 
     andrea-audit docs FILE... [--spec S] [--doc-lang nl|ko|en|auto]
-                              [--format text|json|markdown] [--strict] [--no-numbers]
-    andrea-audit spec [SPEC] [--format text|json|markdown]
+                              [--format text|json|markdown] [--output FILE] [--strict]
+                              [--no-numbers]
+    andrea-audit spec [SPEC] [--format text|json|markdown] [--output FILE]
     andrea-audit impl TARGET... [--spec S] [--output DIR] [--format markdown,html,json]
                                 [--profile P] [--select ID] [--strict]
     andrea-audit suite [--spec S] [--target andrea_ref | andrea_gpu | PATH] [--jobs N]
-                       [--scheduler ADDRESS] [--sample N] [--format text|md|html|json]
+                       [--scheduler ADDRESS] [--sample N] [--format text|markdown|html|json]
                        [--output FILE] [--min-score PCT]
 
-(--doc-lang was --lang, and --output was --out: the old spellings work until the next release,
-with a note.)
+(--doc-lang was --lang, --output was --out, and suite's --format markdown was md: the old
+spellings work until the next release, with a note.)
 
 Exit status: 0 all agree; 1 findings (docs: a mismatch, or an ambiguity with --strict; spec: the
 file does not load or contradicts itself; impl: a clause fails or errors for a target, or with
@@ -25,8 +26,8 @@ import sys
 from pathlib import Path
 
 from graders import keep_cwd_clean
-from graders.conformance.options import (EXIT_USAGE, Parser, add_output, add_renamed, add_spec,
-                                         spec_error_line)
+from graders.conformance.options import (EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Parser, add_output,
+                                         add_renamed, add_spec, spec_error_line)
 from graders.conformance.profiles import DEFAULT_PROFILE, PROFILES
 from graders.conformance.sources import PYTHON_SUFFIXES
 from spec import SpecError, load_spec
@@ -54,10 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--strict", action="store_true", help="ambiguous numbers fail too (exit 1)")
     d.add_argument("--no-numbers", action="store_true",
                    help="leave the list of every number read out of text/markdown output")
+    add_output(d, metavar="FILE", help="write the report there (default: print it)")
 
     s = sub.add_parser("spec", help="check the spec's schema, arithmetic and statements")
     s.add_argument("spec", nargs="?", default=None, metavar="SPEC")
     s.add_argument("--format", default="text", choices=["text", "json", "markdown"])
+    add_output(s, metavar="FILE", help="write the report there (default: print it)")
 
     i = sub.add_parser("impl", help="traceability matrix of clauses x checks x targets")
     i.add_argument("targets", nargs="+", metavar="TARGET",
@@ -86,6 +89,7 @@ def main(argv=None) -> int:
         return int(exc.code or 0)
     try:
         from .suite_cli import run_suite
+        _check_output(args)
         return {"docs": _docs, "spec": _spec, "impl": _impl,
                 "suite": run_suite}[args.command](args)
     except _SpecUnusable as exc:
@@ -122,11 +126,11 @@ def _docs(args) -> int:
         except (DocumentError, LexiconError) as exc:
             raise _UsageError(str(exc)) from None
     if args.format == "json":
-        sys.stdout.write(rep.docs_json(reports, args.strict) + "\n")
+        _write(args, rep.docs_json(reports, args.strict) + "\n")
     elif args.format == "markdown":
-        sys.stdout.write(rep.docs_markdown(reports, not args.no_numbers))
+        _write(args, rep.docs_markdown(reports, not args.no_numbers))
     else:
-        sys.stdout.write(rep.docs_text(reports, not args.no_numbers))
+        _write(args, rep.docs_text(reports, not args.no_numbers))
     s = rep.docs_summary(reports)
     return 1 if s["mismatch"] or (args.strict and s["ambiguous"]) else 0
 
@@ -137,8 +141,27 @@ def _spec(args) -> int:
     r = audit_spec(args.spec)
     out = {"json": rep.spec_json, "markdown": rep.spec_markdown, "text": rep.spec_text}
     text = out[args.format](r)
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    return 0 if r.ok else 1
+    _write(args, text if text.endswith("\n") else text + "\n")
+    return EXIT_OK if r.ok else EXIT_FINDINGS
+
+
+def _check_output(args) -> None:
+    """--output names a file in a folder that exists (checked before any work)."""
+    out = getattr(args, "output", None)
+    if out and args.command in ("docs", "spec") and (
+            Path(out).is_dir() or not Path(out).resolve().parent.is_dir()):
+        raise _UsageError(f"--output {out}: not a file in an existing folder")
+
+
+def _write(args, text: str) -> None:
+    """The report: into --output, or on stdout."""
+    if not args.output:
+        sys.stdout.write(text)
+        return
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _UsageError(f"--output {args.output}: cannot write ({exc.strerror or exc})") from None
 
 
 def _missing_target(target: str) -> str | None:

@@ -27,7 +27,9 @@ def add_suite_parser(sub) -> None:
     s.add_argument("--seed", default="0", metavar="S", help="the sample's seed (default 0)")
     s.add_argument("--operator", action="append", metavar="OP",
                    help="only this mutation operator (repeatable)")
-    s.add_argument("--format", default="text", choices=sorted(RENDERERS))
+    s.add_argument("--format", default="text", choices=sorted(RENDERERS), type=_format,
+                   help="text (default), markdown, html or json (md: the old spelling of "
+                        "markdown)")
     add_output(s, metavar="FILE", help="write the report there (default: print it)")
     s.add_argument("--min-score", default=None, metavar="PCT",
                    help="exit 1 when the mutation score is below PCT percent")
@@ -37,6 +39,16 @@ def add_suite_parser(sub) -> None:
                    help="skip the differential runs of survivors (faster; none is "
                         "then marked equivalent)")
     s.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def _format(value: str) -> str:
+    """--format: markdown as the other commands spell it; md, its old spelling here, still
+    works for one release, with a note."""
+    if value == "md":
+        print("andrea-audit suite: note: --format md is now --format markdown; md will be "
+              "removed in the next release", file=sys.stderr)
+        return "markdown"
+    return value
 
 
 def _int(name: str, value: str, low: int) -> int:

@@ -153,5 +153,5 @@ def render_json(r: dict) -> str:
     return json.dumps(r, indent=1, sort_keys=True) + "\n"
 
 
-RENDERERS = {"text": render_text, "md": render_markdown, "html": render_html,
+RENDERERS = {"text": render_text, "markdown": render_markdown, "html": render_html,
              "json": render_json}

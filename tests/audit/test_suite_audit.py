@@ -137,7 +137,7 @@ def test_bad_arguments_are_one_line_and_exit_2(args, what):
 
 def test_the_cli_writes_a_report_and_applies_min_score(tmp_path):
     out = tmp_path / "r.md"
-    p = _cli("--target", "andrea_ref", "--operator", "sqrt", "--format", "md",
+    p = _cli("--target", "andrea_ref", "--operator", "sqrt", "--format", "markdown",
              "--output", str(out), "--quiet", "--min-score", "100", timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "mutation score 100.0 %" in p.stdout

@@ -110,3 +110,26 @@ def test_andrea_conform_writes_its_report_with_output(tmp_path, capsys):
     assert data["passed"] is False and data["results"]
     assert "BWD-TOK-01" not in capsys.readouterr().out          # nothing of it on stdout
     assert conform_cli.main([str(BUGGY), "--output", str(tmp_path / "no" / "r.txt")]) == EXIT_USAGE
+
+
+def test_audit_suite_says_markdown_as_the_others_and_keeps_md_with_a_note(capsys):
+    new = audit_cli.build_parser().parse_args(["suite", "--format", "markdown"])
+    assert new.format == "markdown" and capsys.readouterr().err == ""
+    old = audit_cli.build_parser().parse_args(["suite", "--format", "md"])
+    assert old.format == "markdown" and "--format md is now --format markdown" in \
+        capsys.readouterr().err
+    for command in (["docs", "x.md"], ["spec"], ["suite"]):
+        assert "markdown" in audit_cli.build_parser().parse_args(
+            [*command, "--format", "markdown"]).format
+
+
+@pytest.mark.parametrize("argv", [["docs", "README.md"], ["spec"]])
+def test_every_audit_subcommand_writes_its_report_with_output(argv, tmp_path, capsys):
+    out = tmp_path / "report.json"
+    code = audit_cli.main([*argv, "--format", "json", "--output", str(out)])
+    assert code in (EXIT_OK, EXIT_FINDINGS)
+    json.loads(out.read_text(encoding="utf-8"))
+    assert capsys.readouterr().out == ""
+    missing = str(tmp_path / "no" / "r.txt")
+    assert audit_cli.main([*argv, "--output", missing]) == EXIT_USAGE
+    assert f"--output {missing}" in capsys.readouterr().err
