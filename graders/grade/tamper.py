@@ -58,9 +58,11 @@ from graders.conformance.sources import MAX_AST_CHARS
 
 KIND = "grader_tamper"
 MAX_FINDINGS = 20          # places listed in one flag (the rest counted)
-MAX_AST_TOTAL = 1 << 20    # characters of one submission parsed into syntax trees, in all
+MAX_AST_TOTAL = 512 << 10  # characters of one submission parsed into syntax trees, in all
 MAX_SOURCE_CHARS = 160     # of a flagged line, kept to show the staff
 MAX_NOTEBOOK_BYTES = 5 << 20
+MAX_CHAIN = 4              # attributes of a dotted name resolved (a.b.c.d)
+MAX_DECODE_NODES = 1000    # nodes of one expression looked at for a run-time decoding
 
 GRADER_PACKAGES = ("andrea_runtime", "andrea_ref", "andrea_gpu", "graders")
 NATIVE = {"ctypes", "_ctypes", "cffi", "mmap"}
@@ -168,18 +170,23 @@ class _Scan(ast.NodeVisitor):
         self.prose: set[int] = set()         # docstrings and other bare string statements
 
     def run(self, tree) -> list[dict]:
-        for node in ast.walk(tree):          # imports and decoded names first: order-free
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
+        """One walk: imports and decoded names are bound first (their order in the file does
+        not matter), then every node that may be a place is judged."""
+        todo = []
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Attribute, ast.Name, ast.Call, ast.Constant)):
+                todo.append(node)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 self._bind(node)
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
                 self.prose.add(id(node.value))
-            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
                 value = node.value
                 if value is not None and self._decodes(value):
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     for t in targets:
                         self.decoded |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
-        for node in ast.walk(tree):
+        for node in todo:
             self._visit(node)
         return self.found
 
@@ -207,9 +214,14 @@ class _Scan(ast.NodeVisitor):
             self._add(node, "process", f"import {name}")
 
     def _dotted_name(self, node) -> str | None:
-        """`a.b.c` with `a` resolved through the imports (None if not a plain chain)."""
+        """`a.b.c` with `a` resolved through the imports (None if not a plain chain, or one of
+        more than MAX_CHAIN attributes: every rule is about a module and its attribute, and the
+        first links of a longer chain are judged as nodes of their own, so each node costs a
+        bounded walk however long the chain: `a.b.b.b...` was quadratic)."""
         parts = []
         while isinstance(node, ast.Attribute):
+            if len(parts) >= MAX_CHAIN:
+                return None
             parts.append(node.attr)
             node = node.value
         if not isinstance(node, ast.Name):
@@ -315,8 +327,12 @@ class _Scan(ast.NodeVisitor):
                 self._add(node, "exec_decoded" if decoded else "exec", f"{name}(...)")
 
     def _decodes(self, expr) -> bool:
-        """Whether `expr` decodes data at run time, or names what was assigned from that."""
-        for n in ast.walk(expr):
+        """Whether `expr` decodes data at run time, or names what was assigned from that (its
+        first MAX_DECODE_NODES nodes: nested calls and assignments are walked again for each,
+        so a bound keeps the whole scan linear)."""
+        for k, n in enumerate(ast.walk(expr)):
+            if k >= MAX_DECODE_NODES:
+                return False
             if isinstance(n, ast.Name) and n.id in self.decoded:
                 return True
             if isinstance(n, ast.Call):

@@ -325,6 +325,25 @@ def test_what_is_parsed_in_all_is_capped(monkeypatch):
     assert flag["count"] == 12 and flag["rules"] == ["native"]   # the rest by the text scan
 
 
+def test_long_attribute_chains_cost_what_their_size_does():
+    """Each node of `a.b.b.b...` resolved its whole chain (60 chains of 900: 4 s, quadratic);
+    a dotted name is resolved over at most MAX_CHAIN links. CPU time against a peer of as many
+    nodes (additions) in the same run: no wall time, no idle machine assumed."""
+    import time
+
+    def cpu(text: str) -> float:
+        start = time.process_time()
+        scan_text(text, "m.py")
+        return time.process_time() - start
+
+    chains = ("x = a" + ".b" * 900 + "\n") * 60
+    flat = ("x = a" + "+b" * 900 + "\n") * 60
+    cpu(flat)                                     # warm up
+    assert cpu(chains) < 3 * cpu(flat) + 0.05
+    places, _ = scan_text("import ctypes\nx = ctypes" + ".b" * 900 + "\n", "m.py")
+    assert (2, "native") in {(p["line"], p["rule"]) for p in places}   # the first links
+
+
 def test_the_places_listed_are_capped_and_counted():
     text = "".join(f"import ctypes as c{i}\n" for i in range(500))
     (flag,) = tamper_flags([("m.py", text)])
