@@ -153,8 +153,10 @@ def _batch_options(ap) -> None:
     ap.add_argument("--scheduler", default=None, help="address of a Dask scheduler")
     ap.add_argument("--feedback-dir", default=None, metavar="OUT",
                     help="write one feedback file per student here (in --lang)")
-    ap.add_argument("--feedback-format", default="md", choices=("md", "html"),
-                    help="feedback files as Markdown (default) or HTML")
+    ap.add_argument("--feedback-format", default="markdown", choices=("markdown", "html"),
+                    type=_feedback_format,
+                    help="feedback files as Markdown (default) or HTML (md: the old spelling "
+                         "of markdown)")
     ap.add_argument("--report-dir", default=None, metavar="OUT",
                     help="write summary.html, scores.png, summary.txt and similarity.html here")
     ap.add_argument("--similarity-threshold", type=float, default=None, metavar="X",
@@ -162,6 +164,16 @@ def _batch_options(ap) -> None:
                          "fingerprints (0..1, default 0.7)")
     ap.add_argument("--no-progress", action="store_true")
     _common(ap)
+
+
+def _feedback_format(value: str) -> str:
+    """--feedback-format: markdown, as andrea-audit spells it; md still works for one release,
+    with a note."""
+    if value == "md":
+        print("andrea-grade batch: note: --feedback-format md is now --feedback-format markdown; "
+              "md will be removed in the next release", file=sys.stderr)
+        return "markdown"
+    return value
 
 
 def batch_main(args) -> int:
@@ -191,7 +203,9 @@ def batch_main(args) -> int:
                             scheduler=args.scheduler, profile=args.profile, limits=limits,
                             sandbox=args.sandbox, lang=args.lang, select=args.select,
                             progress=not args.no_progress, feedback_dir=args.feedback_dir,
-                            feedback_format=args.feedback_format, report_dir=args.report_dir,
+                            feedback_format={"markdown": "md"}.get(args.feedback_format,
+                                                                     args.feedback_format),
+                            report_dir=args.report_dir,
                             **extra)
     except BatchError as exc:
         return _fail(str(exc))

@@ -133,3 +133,12 @@ def test_every_audit_subcommand_writes_its_report_with_output(argv, tmp_path, ca
     missing = str(tmp_path / "no" / "r.txt")
     assert audit_cli.main([*argv, "--output", missing]) == EXIT_USAGE
     assert f"--output {missing}" in capsys.readouterr().err
+
+
+def test_batch_says_markdown_as_the_others_and_keeps_md_with_a_note(capsys):
+    p = grade_cli.build_parser()
+    assert p.parse_args(["batch", "subs"]).feedback_format == "markdown"
+    assert capsys.readouterr().err == ""
+    assert p.parse_args(["batch", "subs", "--feedback-format", "md"]).feedback_format \
+        == "markdown"
+    assert "--feedback-format md is now --feedback-format markdown" in capsys.readouterr().err
