@@ -112,3 +112,31 @@ def test_the_reported_time_counts_the_reading(tmp_path, monkeypatch, capsys):
                      "--format", "json", "--output", str(out)]) == 0
     rep = json.loads(out.read_text())
     assert rep["execution_time"] >= 2.0, rep["execution_time"]
+
+
+def test_a_line_of_many_triple_quotes_is_read_in_linear_time(tmp_path):
+    """triple_quote_prompts.py: a cell of `>>> x = ` and 500 KB of triple quotes took about 9 s
+    of the grader's CPU to read (47 s for 1 MB, most of it the kernel's page faults for the
+    slices; the 5 MB notebook held the grader > 15 min): IPython's prompt stripper, which the
+    reader used where IPython is installed, slices the line before every quote. The reader
+    now uses andrea_runtime/ipython_input.py's copy, linear, everywhere."""
+    import importlib.util
+    import time
+
+    import nbformat
+
+    from graders.conformance.sources import read_source
+
+    attack = CORPUS / "triple_quote_prompts.py"
+    spec_ = importlib.util.spec_from_file_location("triple_quote_prompts", attack)
+    mod = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(mod)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(attack.read_text()),
+                nbformat.v4.new_code_cell(mod.long_line(500_000))]
+    path = tmp_path / "hw.ipynb"
+    path.write_text(nbformat.writes(nb))
+    before = time.process_time()    # user and system: the slices cost page faults
+    src = read_source(path)
+    used = time.process_time() - before
+    assert src.notebook and used < 3, used   # linear: ~0.3 s; quadratic: ~9 s, 20 min at 5 MB
