@@ -33,7 +33,6 @@ from .limits import CALL_SECONDS, CHECK_SECONDS, TOTAL_SECONDS, CallLimits
 from .runner import (ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, ImplementationLoadError,
                      load_impl, remove_import_rules, run_checks)
 from .notes import notebook_notes
-from .sources import KERNEL_SUFFIX
 from .messages import (MSG_CONFORMS, MSG_CONFORM_HEADER, MSG_DOES_NOT_CONFORM, MSG_NOTE)
 
 STYLE = {PASSED: "green", FAILED: "bold red", ERROR: "bold magenta", SKIPPED: "yellow",
@@ -112,8 +111,6 @@ def main(argv: list[str] | None = None) -> int:
         out = Console(file=written, highlight=False, soft_wrap=True)
     else:
         written = None
-    if args.target.endswith(KERNEL_SUFFIX) and args.select is None and spec.kernels is not None:
-        args.select = [c.id for c in spec.clauses if c.group in spec.kernels.groups]
     t = Translator(args.lang)
     # --format json: stdout is the report alone; what the submission prints goes to stderr
     report = _StdoutToStderr() if args.format == "json" else None
@@ -133,6 +130,11 @@ def _conform(args, spec, t, out, err, report, written=None) -> int:
     except ImplementationLoadError as exc:
         err.print(f"andrea-conform: {escape(exc.translated(t))}")
         return EXIT_USAGE
+    # a kernel (a .cu, or a folder of them) is checked on what a kernel implements, as graded
+    read = getattr(impl, "__andrea_submission__", None)
+    kernel = read is not None and read.kind == "kernel"
+    if kernel and args.select is None and spec.kernels is not None:
+        args.select = [c.id for c in spec.clauses if c.group in spec.kernels.groups]
 
     source = getattr(impl, "__andrea_source__", None)   # a notebook: what the grader says of it
     notes = (notebook_notes(source.to_dict(), getattr(impl, "__andrea_cells_raised__", None), t)
@@ -153,7 +155,7 @@ def _conform(args, spec, t, out, err, report, written=None) -> int:
             out.print(f"[yellow]{escape(t(MSG_NOTE))}[/]: {escape(n)}")
     results = run_checks(impl, spec, profile=args.profile, select=args.select,
                          target=args.target, on_result=show,
-                         limits=None if args.target.endswith(KERNEL_SUFFIX)
+                         limits=None if kernel
                          else CallLimits(args.call_timeout, args.check_timeout,
                                          total=args.total_timeout))
     ok = all(r.status not in (FAILED, ERROR, NOT_RUN) for r in results)

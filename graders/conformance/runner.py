@@ -33,11 +33,13 @@ from .faults import ImplementationFault
 from .outcome import Cause, FaultKind, Status
 from .profiles import DEFAULT_PROFILE, use_profile
 from .notes import exception_message, raised_cell
-from .sources import (KERNEL_SUFFIX, PYTHON_SUFFIXES, Source, SourceError, choose_entry,
-                      forbidden_imports, kit_names_taken, read_source, submission_root)
+from .sources import (PYTHON_SUFFIXES, SOURCE_SUFFIXES, Source, SourceError, forbidden_imports,
+                      source_of)
+from .submission import Submission, SubmissionError, printable_name, read_submission
 from .registry import Check, ConformanceError, all_checks, select as select_checks
 from .messages import (MSG_CHECK_BUG, MSG_ELSEWHERE, MSG_FAULT, MSG_FAULT_NO_FUNCTION, MSG_FLAKY,
-                       MSG_MISSING, MSG_OPTIONAL, MSG_RAISED, MSG_REPRODUCE_OR)
+                       MSG_KIT_NAME, MSG_MISSING, MSG_NO_MODULE, MSG_NOT_A_NOTEBOOK, MSG_OPTIONAL,
+                       MSG_RAISED, MSG_REPRODUCE_OR)
 
 PASSED, FAILED, ERROR, SKIPPED, NOT_RUN = (Status.PASSED, Status.FAILED, Status.ERROR,
                                           Status.SKIPPED, Status.NOT_RUN)
@@ -173,78 +175,86 @@ def not_run(check: Check, cause: Cause, template: str, *, status: Status = NOT_R
 
 # ----------------------------------------------------------------------------- loading
 def load_impl(target: str | Path, *, submission_rules: bool = False):
-    """Import an implementation: a module name (``andrea_ref``), a path to a .py file, a
-    Jupyter notebook (.ipynb), a package, or a folder holding one module or one notebook.
+    """Import an implementation: a module name (``andrea_ref``), or a path to what a student
+    hands in (a .py file, a Jupyter notebook, a .cu kernel, a package, or a folder holding
+    one of them).
 
-    Files are read by :mod:`graders.conformance.sources`, as the grader reads them. With
-    ``submission_rules`` (``andrea-conform`` on a file), the grader's import rule holds too: a
-    file that imports the kit's own packages (the reference, the graders, the spec) or the test
-    tooling is refused, because the grader would refuse it. (The project's own tests load
-    variants of the reference, which import it, without it.)
+    A path is read by :func:`graders.conformance.submission.read_submission`, as the grader
+    reads it (the same walk, caps, entry and problem), and its entry is imported where it
+    lies. With ``submission_rules`` (``andrea-conform``), the grader's import rule holds too:
+    a file that imports the kit's own packages (the reference, the graders, the spec) or the
+    test tooling is refused, and so is a helper named like one of them, because the grader
+    would refuse it. (The project's own tests load variants of the reference, which import
+    it, without it.)
     """
     text = str(target)
     path = Path(text)
-    if path.suffix == KERNEL_SUFFIX and path.is_file():
-        return _load_kernel(path, target)
+    if path.suffix in SOURCE_SUFFIXES or path.exists():
+        try:
+            sub = read_submission(text)
+        except SubmissionError as exc:
+            raise ImplementationLoadError(str(exc)) from None
+        impl = _load_submission(sub, target, submission_rules)
+        try:
+            impl.__andrea_submission__ = sub    # what andrea-conform read (its kind)
+        except (AttributeError, TypeError):
+            pass
+        return impl
     try:
-        if path.suffix in PYTHON_SUFFIXES or path.is_dir() or path.exists():
-            if path.is_dir():
-                inside = [p.relative_to(path).as_posix() for p in sorted(path.rglob("*"))
-                          if p.is_file() and not any(part.startswith((".", "__pycache__"))
-                                                     for part in p.relative_to(path).parts)]
-                path = path / submission_root(inside)
-                names = [p.name for p in path.iterdir() if p.is_file()]
-                init = path / "__init__.py"
-                init_text = (init.read_text(encoding="utf-8", errors="replace")
-                             if init.is_file() else None)
-                entry, why, cands = choose_entry(names, init_text)
-                taken = kit_names_taken(
-                    [p.relative_to(path).as_posix() for p in path.iterdir()], entry,
-                    [p.read_text(encoding="utf-8", errors="replace")
-                     for p in path.glob("*.py")] if submission_rules else [])
-                if entry is not None and taken and submission_rules:
-                    raise ImplementationLoadError(
-                        f"{target}: {', '.join(f for f, _ in taken)} has the name of one of "
-                        f"the grader's own packages ({', '.join(p for _, p in taken)}); rename "
-                        "it, and its imports")
-                if entry is None:
-                    raise ImplementationLoadError(
-                        f"{target}: no Python module or notebook in this folder"
-                        if why == "none" else
-                        f"{target}: several candidates ({', '.join(cands)}); keep one or "
-                        "name it submission.py")
-                path = path / entry
-            if not path.is_file():
-                raise ImplementationLoadError(f"{target}: no such file")
-            try:
-                source = read_source(path)
-            except SourceError as exc:
-                raise ImplementationLoadError(str(exc)) from None
-            refused = forbidden_imports(source.text)
-            if submission_rules and refused and path.suffix in PYTHON_SUFFIXES and path.name != "__init__.py":
-                raise ImplementationLoadError(
-                    f"{target}: imports {refused[0]}, which the grader refuses (a submission "
-                    "may not use the reference, the graders, the spec or the test tools)")
-            if submission_rules:      # as in the grader's worker
-                os.environ["MPLBACKEND"] = "Agg"     # plots are drawn nowhere, never shown
-                install_import_rule(path.parent)
-            try:
-                return _exec_source(source, path)
-            except ImplementationLoadError:
-                raise
-            except (Exception, SyntaxError) as exc:  # noqa: BLE001 - reported as the grader does
-                if not submission_rules:
-                    raise
-                raise _import_failed(target, exc, source, path) from None
         return importlib.import_module(text)
-    except ImplementationLoadError:
-        raise
     except ModuleNotFoundError as exc:
         raise ImplementationLoadError(f"{target}: cannot import ({exc})") from None
     except SyntaxError as exc:
         raise ImplementationLoadError(
             f"{target}: syntax error at {_where(exc.lineno)}: {exc.msg}") from None
     except Exception as exc:  # noqa: BLE001 - any import-time failure is reported, not raised
+        raise ImplementationLoadError(
+            f"{target}: importing it raised {type(exc).__name__}: {exc}") from None
+
+
+def _load_submission(sub: Submission, target, submission_rules: bool):
+    """Import the entry of a submission read from disk, where it lies (helper modules beside
+    it import as in the grader's worker), or say, as the grader would, why there is none."""
+    if sub.kind == "kernel":
+        return _load_kernel(Path(sub.entry_path), target)
+    if sub.entry is None:
+        raise ImplementationLoadError(
+            f"{target}: no Python module or notebook in this folder"
+            if sub.problem == MSG_NO_MODULE else
+            f"{target}: several candidates ({(sub.problem_fields or {}).get('names', '')}); "
+            "keep one or name it submission.py")
+    if sub.problem == MSG_KIT_NAME and submission_rules:
+        f = sub.problem_fields or {}
+        raise ImplementationLoadError(
+            f"{target}: {f.get('names', '')} has the name of one of the grader's own packages "
+            f"({f.get('package', '')}); rename it, and its imports")
+    if sub.problem == MSG_NOT_A_NOTEBOOK:
+        raise ImplementationLoadError(sub.problem_detail or f"{target}: not a Jupyter notebook")
+    path = Path(sub.entry_path)
+    try:
+        source = sub.notebook_source() or source_of(sub.files[sub.entry], sub.entry, path)
+    except SourceError as exc:
+        raise ImplementationLoadError(str(exc)) from None
+    refused = forbidden_imports(source.text)
+    if submission_rules and refused and path.suffix in PYTHON_SUFFIXES and path.name != "__init__.py":
+        raise ImplementationLoadError(
+            f"{target}: imports {refused[0]}, which the grader refuses (a submission "
+            "may not use the reference, the graders, the spec or the test tools)")
+    if submission_rules:      # as in the grader's worker
+        os.environ["MPLBACKEND"] = "Agg"     # plots are drawn nowhere, never shown
+        install_import_rule(path.parent)
+    try:
+        return _exec_source(source, path)
+    except ImplementationLoadError:
+        raise
+    except (Exception, SyntaxError) as exc:  # noqa: BLE001 - reported as the grader does
+        if submission_rules:
+            raise _import_failed(target, exc, source, path) from None
+        if isinstance(exc, ModuleNotFoundError):
+            raise ImplementationLoadError(f"{target}: cannot import ({exc})") from None
+        if isinstance(exc, SyntaxError):
+            raise ImplementationLoadError(
+                f"{target}: syntax error at {_where(exc.lineno)}: {exc.msg}") from None
         raise ImplementationLoadError(
             f"{target}: importing it raised {type(exc).__name__}: {exc}") from None
 
@@ -297,8 +307,9 @@ def _where(line) -> str:
 
 
 def _exec_source(source: Source, path: Path):
-    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]
-    name = f"andrea_impl_{path.stem}_{digest}"
+    # (a file name that is not UTF-8 is bytes as os.fsencode gives them, and printable text)
+    digest = hashlib.sha1(os.fsencode(path.resolve())).hexdigest()[:8]
+    name = f"andrea_impl_{printable_name(path.stem)}_{digest}"
     # Helper modules beside the submission import as in the grader's worker, whose path starts
     # with the submission's folder (kept: a function may import its helper when called).
     folder = str(path.resolve().parent)
