@@ -135,7 +135,14 @@ def _as(fmt: str, lines: list[str], title: str) -> str:
 _PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,149}")
 
 
-def safe_name(name: str) -> str:
+#: The files `--report-dir` gets (write_summary, batch.run_batch): a feedback file never takes
+#: one of these names, so a teacher may give both options one folder (a student folder named
+#: ``summary`` got ``summary.html``, and the class summary, every student's score and flags,
+#: went out as that student's feedback).
+REPORT_FILES = ("summary.html", "summary.txt", "scores.png", "similarity.html")
+
+
+def safe_name(name: str, *, plain: bool = True) -> str:
     """The stem of a submission's feedback file: one for each name, never another's.
 
     A name of lower-case letters, digits, ``.``, ``_`` and ``-`` (not starting with a dot or a
@@ -143,8 +150,9 @@ def safe_name(name: str) -> str:
     replaced by ``_`` and ``~`` with ten hex digits of its SHA-256 after it (``" bob.py"`` ->
     ``bob.py~3f2a...``). A plain stem never holds ``~`` and differs from every other plain stem
     in more than case, so no two names share a file, even on a file system that ignores case
-    (a leading space took bob's file, and bob's went to ``bob.py-2.md``)."""
-    if _PLAIN_NAME.fullmatch(name):
+    (a leading space took bob's file, and bob's went to ``bob.py-2.md``). `plain=False`: the
+    second form for every name."""
+    if plain and _PLAIN_NAME.fullmatch(name):
         return name
     import hashlib
 
@@ -153,8 +161,12 @@ def safe_name(name: str) -> str:
 
 
 def feedback_file(name: str, fmt: str = "md") -> str:
-    """The file name of a submission's feedback (see safe_name)."""
-    return f"{safe_name(name)}.{fmt}"
+    """The file name of a submission's feedback (see safe_name); never one of REPORT_FILES
+    (``summary`` -> ``summary~8b1a9953c4.html``)."""
+    file = f"{safe_name(name)}.{fmt}"
+    if file.lower() in REPORT_FILES:
+        file = f"{safe_name(name, plain=False)}.{fmt}"
+    return file
 
 
 def feedback_files(rows: list[dict], fmt: str = "md") -> dict[str, str]:

@@ -228,3 +228,30 @@ def test_a_report_lists_are_bounded_and_every_output_is_small(tmp_path):
     for g in got:
         assert all(n < 5_000_000 for n in g["sizes"].values()), g["sizes"]
     assert hwm < 1536, hwm
+
+
+@needs_bwrap
+def test_a_folder_named_like_a_report_file_never_gets_the_class_summary(tmp_path, spec):
+    """report_file_names.py as student folders `summary` and `similarity`, one folder for
+    feedback and reports (html): each got the class's page as its feedback file."""
+    import csv
+
+    from graders.grade import batch
+
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    for who in ("summary", "similarity"):
+        (subs / who).mkdir(parents=True)
+        shutil.copy(CORPUS / "report_file_names.py", subs / who / "embedding.py")
+    shutil.copy(ROOT / "examples" / "submissions" / "correct_student.py", subs / "zoe.py")
+    csv_path = tmp_path / "scores.csv"
+    batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", profile="dev",
+                    limits=LIMITS, sandbox="bwrap", select=["vector_norm"], progress=False,
+                    csv_path=csv_path, feedback_dir=out, report_dir=out, feedback_format="html")
+    files = {r["submission"]: r["feedback"]
+             for r in csv.DictReader(csv_path.open(encoding="utf-8"))}
+    assert len(set(files.values())) == 3
+    for who in ("summary", "similarity"):
+        assert files[who] not in ("summary.html", "similarity.html"), files
+        page = (out / files[who]).read_text(encoding="utf-8")
+        assert "zoe.py" not in page and "batch summary" not in page   # its own feedback
+    assert "zoe.py" in (out / "summary.html").read_text(encoding="utf-8")
