@@ -203,6 +203,7 @@ def test_the_interpreters_package_folders_are_covered_in_the_sandbox():
     cmd = sandbox.mounts._bwrap_prefix("bwrap", {}, site=[], disk_bytes=1 << 20)
     covered = {cmd[i + 1] for i, a in enumerate(cmd[:-1]) if a == "--tmpfs"}
     for d in sandbox.mounts._package_folders(["/usr", prefix]):
+        d = Path(sandbox.mounts.in_sandbox(d))   # where the sandbox mounts it
         assert str(d) in covered or any(c in d.parents for c in map(Path, covered)), d
 
 
@@ -254,7 +255,39 @@ def test_the_scratch_folder_is_mounted_under_a_neutral_name(spec):
                      sandbox="bwrap")
     assert rep["checks"][0]["status"] == "passed"
     roots = printed_report(rep, "MOUNT-REPORT")
-    for where in ("/sandbox/runtime", "/sandbox/submission"):
-        assert "andrea" not in roots[where], roots
-        if _scratch_parent() == "/dev/shm":
-            assert roots[where].count("/") == 2, roots   # /<random>/runtime
+    assert roots == {"error": "FileNotFoundError"}, roots   # no /proc in the sandbox
+    # where a worker has /proc (a kernel's, with a CUDA device), the scratch folder's name
+    mounts = sandbox.mounts
+    scratch = Path(_scratch_parent()) / "k2j4x9ab"
+    assert "andrea" not in str(scratch)
+    if _scratch_parent() == "/dev/shm":
+        assert str(scratch).count("/") == 3, scratch   # /dev/shm/<random>: /<random> there
+    args = mounts._bwrap_prefix("bwrap", {"runtime": scratch / "runtime"}, [],
+                                disk_bytes=1 << 20)
+    assert "--proc" not in args
+
+
+@needs_bwrap
+def test_no_host_path_is_seen_from_inside_the_sandbox(spec, tmp_path):
+    """Nothing the worker can read about itself names the host's folders: the checkout, its
+    virtual environment, the interpreter's installation (pyenv's, under the home folder), the
+    home folder, the temporary folder, /work (issue 19 item 11)."""
+    import sys
+    import tempfile
+
+    from graders.grade.sandbox.features import _python
+
+    needles = sorted({str(ROOT), sys.prefix, os.path.realpath(sys.prefix), _python()[1],
+                      os.path.dirname(_python()[0]), os.path.expanduser("~"),
+                      tempfile.gettempdir() + "/", str(tmp_path), "/work/"} - {"/", "/usr"})
+    needles = [n for n in needles if not n.startswith("/usr/")]   # the system's own
+    src = (CORPUS / "proc_host_paths.py").read_text(encoding="utf-8")
+    path = tmp_path / "paths.py"
+    path.write_text(src.replace("NEEDLES = []", f"NEEDLES = {needles!r}"), encoding="utf-8")
+    rep = grade_path(path, spec, select=["vector_norm"], limits=LIMITS, sandbox="bwrap")
+    assert rep["checks"][0]["status"] == "passed", rep["checks"][0]["message"]
+    got = printed_report(rep, "PATHS-REPORT")
+    assert got == {"found": {}, "read": 0}, (needles, got)
+    # the test can fail: the same attack without the sandbox finds them
+    rep = grade_path(path, spec, select=["vector_norm"], limits=LIMITS, sandbox="none")
+    assert printed_report(rep, "PATHS-REPORT")["found"], needles

@@ -82,7 +82,7 @@ json.dump(out, sys.stdout)
 
 def _view(scratch) -> list[str]:
     launch = sandbox.plan(scratch, fast_limits(), "bwrap", [])
-    exe = sandbox.features._python()[0]
+    exe = sandbox.mounts.sandbox_python()[0]   # the interpreter as the sandbox mounts it
     argv = launch.argv[:launch.argv.index(exe)] + [exe, "-S", "-c", WALK]
     try:
         p = subprocess.run(argv, env=launch.env, cwd=launch.cwd, capture_output=True,

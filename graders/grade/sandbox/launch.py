@@ -11,7 +11,7 @@ from graders.conformance.sources import ALLOWED_PACKAGES, KIT_PACKAGES
 from . import features
 from .features import _python
 from .limits import Limits, MemoryCgroup, _make_preexec
-from .mounts import IN_SANDBOX, _bwrap_prefix, _site_args, _site_entries
+from .mounts import IN_SANDBOX, _bwrap_prefix, _site_args, _site_entries, sandbox_python
 from .processes import MARKER, LaunchPlan, _allocate_uid, _processes, _set_subreaper
 from .scratch import (CELLS_FILE, KERNEL_LOADER, Scratch, WORKER, _fresh_work_dir, _link_site,
                       _traversable)
@@ -61,6 +61,9 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
     # -P: the worker takes its folder off sys.path itself); unlike -I the environment (which
     # we build from scratch) still counts, for PYTHONHASHSEED and friends.
     flags = ["-s", "-S", "-P"] if sys.version_info >= (3, 11) else ["-s", "-S"]
+    extra_env: dict[str, str] = {}
+    if mode == "bwrap":   # the interpreter as the sandbox mounts it
+        exe, extra_env = sandbox_python()
     argv = base + [exe, *flags, f"{inside['runtime']}/{WORKER}",
                    "--runtime", inside["runtime"],
                    "--module", f"{inside['submission']}/{scratch.module_rel}",
@@ -84,7 +87,7 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
         "HOME": work, "TMPDIR": f"{work}/tmp", "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1",
         "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-        "NUMEXPR_NUM_THREADS": "1", "MPLBACKEND": "Agg", MARKER: marker,
+        "NUMEXPR_NUM_THREADS": "1", "MPLBACKEND": "Agg", MARKER: marker, **extra_env,
     }
     nproc = limits.max_processes
     if uid is None and not is_root:

@@ -20,6 +20,37 @@ from .features import _has, _python
 #: The project's source tree, where the grader runs from one (a checkout, an editable install).
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 IN_SANDBOX = "/sandbox"
+#: Where the interpreter's installation is mounted when it is not the system's (/usr): a
+#: neutral name, so that nothing in the sandbox names the host's folders (pyenv's
+#: /home/<user>/.pyenv/versions/3.11.7, a checkout's own Python).
+PYTHON_IN_SANDBOX = f"{IN_SANDBOX}/python"
+
+
+def _relocated(prefix: str) -> bool:
+    """Whether the installation at `prefix` is mounted at PYTHON_IN_SANDBOX (else at its own
+    path, inside the system's /usr)."""
+    return not (prefix == "/usr" or prefix.startswith("/usr/"))
+
+
+def sandbox_python() -> tuple[str, dict[str, str]]:
+    """The interpreter's path inside bubblewrap's sandbox and what its environment needs there:
+    an installation outside /usr is mounted at PYTHON_IN_SANDBOX, and its shared libpython,
+    which the executable finds by an absolute RUNPATH (the host's path), is found through
+    LD_LIBRARY_PATH."""
+    exe, prefix = _python()
+    if not _relocated(prefix) or not (exe == prefix or exe.startswith(prefix + "/")):
+        return exe, {}
+    return (PYTHON_IN_SANDBOX + exe[len(prefix):],
+            {"LD_LIBRARY_PATH": f"{PYTHON_IN_SANDBOX}/lib"})
+
+
+def in_sandbox(path: Path) -> str:
+    """Where the host's `path` (inside a folder bound into the sandbox) is seen there."""
+    _, prefix = _python()
+    p = str(path)
+    if _relocated(prefix) and (p == prefix or p.startswith(prefix + "/")):
+        return PYTHON_IN_SANDBOX + p[len(prefix):]
+    return p
 
 
 def _site_dirs() -> list[Path]:
@@ -250,10 +281,8 @@ def _bwrap_prefix(exe: str, dirs: dict, site: list[str], *, disk_bytes: int,
                 "/etc/fonts"):
         cmd += ["--ro-bind-try", etc, etc]
     _, prefix = _python()
-    if not prefix.startswith("/usr/"):
-        for anc in reversed(Path(prefix).parents[:-1]):  # created searchable, not 0700
-            cmd += ["--perms", "0755", "--dir", str(anc)]
-        cmd += ["--ro-bind", prefix, prefix]
+    if _relocated(prefix):
+        cmd += ["--perms", "0755", "--dir", IN_SANDBOX, "--ro-bind", prefix, PYTHON_IN_SANDBOX]
     # The kit itself (reference, spec, grader, reference kernels) where it lies inside a folder
     # bound above, as after `pip install .` into the system's or the interpreter's own Python:
     # covered by an empty, read-only tmpfs, so that it does not exist in the sandbox either.
@@ -267,7 +296,7 @@ def _bwrap_prefix(exe: str, dirs: dict, site: list[str], *, disk_bytes: int,
         if not any(h == o or o in h.parents for o in hide):   # one tmpfs covers what is inside
             hide.append(h)
     for hidden in hide:
-        cmd += _empty_ro(str(hidden))
+        cmd += _empty_ro(in_sandbox(hidden))
     for d in (IN_SANDBOX, f"{IN_SANDBOX}/site", f"{IN_SANDBOX}/project"):
         cmd += ["--perms", "0755", "--dir", d]
     # The only writable places, new for every worker start: a tmpfs of bounded size holding
@@ -275,8 +304,14 @@ def _bwrap_prefix(exe: str, dirs: dict, site: list[str], *, disk_bytes: int,
     shm = max(disk_bytes // 4, 1 << 16)
     work = f"{IN_SANDBOX}/work"
     cmd += _writable_tmpfs(work, disk_bytes - shm)
+    # no /proc: the worker reads nothing there (the grader reads its CPU time from outside),
+    # and a procfs would show the host's paths: the mount table names the source of every
+    # bind mount (the virtual environment, the scratch folder), the first process's command
+    # line is bubblewrap's with every bound path; a CUDA device's driver needs it
     cmd += ["--perms", "01777", "--dir", f"{work}/tmp", "--symlink", f"{work}/tmp", "/tmp",
-            "--proc", "/proc", "--dev", "/dev"]
+            "--dev", "/dev"]
+    if gpu and any(Path("/dev").glob("nvidia[0-9]*")):
+        cmd += ["--proc", "/proc"]
     cmd += _writable_tmpfs("/dev/shm", shm)
     if gpu:
         for dev in sorted(Path("/dev").glob("nvidia*")):

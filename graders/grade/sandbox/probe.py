@@ -15,8 +15,8 @@ from pathlib import Path
 from .container import prepare_container
 from .errors import IsolationUnavailable
 from . import features
-from .features import BWRAP_ENV, _lacking, _python
-from .mounts import _bwrap_prefix
+from .features import BWRAP_ENV, _lacking
+from .mounts import _bwrap_prefix, sandbox_python
 
 _PROBE: dict[str, tuple[bool, str]] = {}
 _PROBING: dict[str, subprocess.Popen] = {}     # a probe started, not yet asked for
@@ -80,13 +80,14 @@ def start_probe() -> None:
     if lacking:
         _PROBE["bwrap"] = (False, lacking)
         return
+    python, env = sandbox_python()
     cmd = _bwrap_prefix(exe, {}, site=[], disk_bytes=1 << 20) + [
-        _python()[0], "-I", "-S", "-c", "import ctypes; ctypes.CDLL('libseccomp.so.2')"]
+        python, "-I", "-S", "-c", "import ctypes; ctypes.CDLL('libseccomp.so.2')"]
     # (libseccomp: the worker's seccomp filter, worker.confine)
     try:
         _PROBING["bwrap"] = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                             cwd="/", env={"PATH": "/usr/bin:/bin"})
+                                             cwd="/", env={"PATH": "/usr/bin:/bin", **env})
     except OSError as exc:
         _PROBE["bwrap"] = (False, f"{type(exc).__name__}: {exc}")
 

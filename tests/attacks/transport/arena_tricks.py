@@ -8,7 +8,9 @@ the grader's own map fault with SIGBUS), madvise(MADV_REMOVE) on the shared map,
 /proc/self/fd/N read-write (write, shared writable map), a dup of the fd mapped writable,
 F_ADD_SEALS (F_SEAL_WRITE: the grader's next write would fail), mremap of the map then
 mprotect, pwritev, sendfile into the fd, process_vm_writev into its own read-only map and into
-its parent (bubblewrap's init), and opening the parent's /proc/N/mem.
+its parent (bubblewrap's init), and opening the parent's /proc/N/mem. (Bubblewrap mounts no
+/proc: the map is then found among the worker's objects, and the tries through /proc have
+nothing to open.)
 
 Must happen: the kernel refuses each (attack returns []), the grader's kept bytes are unchanged
 (a later call by key sees the grader's array), and the grader's own array never changes.
@@ -48,11 +50,20 @@ def _arena_fd():
 
 
 def _shared_map():
-    with open("/proc/self/maps") as f:
-        for line in f:
-            if "andrea-grade-args" in line and line.split()[1].endswith("s"):
-                lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
-                return lo, hi
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                if "andrea-grade-args" in line and line.split()[1].endswith("s"):
+                    lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+                    return lo, hi
+    except OSError:   # no /proc (bubblewrap mounts none): the worker's own map object
+        import gc
+
+        size = int(sys.argv[sys.argv.index("--arena-size") + 1])
+        for obj in gc.get_objects():
+            if type(obj).__name__ == "ArenaView" and len(obj) == size:
+                lo = np.frombuffer(obj.shared, dtype=np.uint8).ctypes.data
+                return lo, lo + size
     return None
 
 
