@@ -11,8 +11,8 @@
   the score distribution as a PNG histogram whose top bin holds only full marks, a text
   report, and summary.html (a sortable table of students; report_pages.py).
 * ``similarity_html``: the pairs of submissions flagged ``similar_to`` side by side, their
-  shared fragments highlighted, and the submissions flagged ``reference_copy``
-  (report_pages.py).
+  shared fragments highlighted, the submissions flagged ``reference_copy``, and those
+  flagged ``grader_tamper`` with each place (report_pages.py).
 
 The HTML pages are written by report_pages.py from Jinja2 templates (autoescaped).
 """
