@@ -87,6 +87,7 @@ REACHING = {
     "stdout_frames.py": {"process"},
     "hidden_crash.py": {"process"},                         # os._exit in every call
     "fill_storage.py": {"grader_name"},                     # writes into /sandbox/runtime
+    "proc_host_paths.py": {"proc", "modules"},               # /proc/self/*, modules' files
 }
 # Not flagged, and why: they attack with what they return, print, name or write to their own
 # files, with the grader's own parsers, or with timing; nothing of the worker is reached.
@@ -99,6 +100,8 @@ NOT_REACHING = {
     "parse_bomb_helper.py": "a large module for the grader's parsers",
     "many_cells.ipynb": "a notebook for the grader's notebook reader",
     "notebook_backtracking.py": "a long line for the grader's notebook rules",
+    "triple_quote_prompts.py": "prompt lines for the grader's notebook cleanup",
+    "report_file_names.py": "file names that are the batch's report files",
     "notebook_cell_shapes.ipynb": "a notebook that cannot be read (no module)",
     "slow_calls.py": "timing",
     "threads_left_running.py": "threads that touch its own arguments after the call",
