@@ -74,3 +74,21 @@ def test_a_kernel_that_never_ends_or_floods_output_is_stopped(name, said):
     assert chk["status"] in ("error", "failed") and rep["score"] == 0
     import re
     assert re.search(said, chk["message"]), chk["message"]
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known gap (third red-team "
+                   "round): the race checker keeps atomics on argument buffers out of its "
+                   "shadow, and fibers run one after the other between barriers, so a plain read "
+                   "racing with another thread's atomicExch (a lost update on a GPU) is no "
+                   "finding and the values come out right: 60 / 60")
+def test_a_lost_update_through_atomic_exchange_is_a_race():
+    """lost_update_exchange.cu: `atomicExch(g, *g + v)` for the scatter-add; two rows of one id
+    (and every batch row of a position) read the same old value on a GPU."""
+    sub = load_kernel_submission(HOSTILE / "lost_update_exchange.cu", backend="cpu")
+    found = None
+    try:
+        for _ in range(3):  # launch shapes: grid 1 (one block), then several blocks
+            sub.embed_backward(np.zeros(40, np.int64), np.ones((40, 3), np.float32), 2, 40)
+    except KernelError as exc:
+        found = str(exc)
+    assert found is not None and "data race" in found, found
