@@ -428,6 +428,19 @@ def _run_cells(path: str, ranges: list, namespace: dict) -> list:
     return failed
 
 
+def _site_builtins() -> None:
+    """help, exit, quit, copyright, credits and license, as `site` adds them to the builtins
+    of every Python the student runs (andrea-conform's too). The worker runs with -S, so no
+    package folder of the host's is searched; without these a module that calls
+    ``help(np.dot)`` at import conformed in the self-check and scored 0 in the grader
+    (NameError). Importing `site` under -S runs none of its path set-up."""
+    import site
+
+    site.setquit()
+    site.setcopyright()
+    site.sethelper()
+
+
 def main(argv=None) -> int:
     args = _parse(argv)
     _unbuffer_output()
@@ -439,6 +452,7 @@ def main(argv=None) -> int:
         except SystemExit:
             if args.confine == "required":
                 raise
+    _site_builtins()
     # NumPy (with the protocol) is imported before the submission can patch anything
     refuse, P, S = _isolate_imports(args)
     chan = _Channel(P, args.req_fd, args.resp_fd)

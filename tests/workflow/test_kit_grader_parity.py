@@ -74,6 +74,10 @@ SUBMISSIONS = {
                         tail="\n\n_lookup = lookup\n\ndef lookup(table, token_ids):\n"
                              "    time.sleep(60)\n    return _lookup(table, token_ids)\n"),
     "raises_at_import": dict(tail="\n\nSCALE = 1 / (len(__name__) - len(__name__))\n"),
+    # what `site` adds to the builtins of every Python (the worker runs with -S): the kit
+    # conformed and the grader said NameError at line 1, score 0
+    "site_builtins_at_import": dict(head="help(len)\nNAMES = [type(x).__name__ for x in "
+                                         "(copyright, credits, license, exit, quit)]\n"),
 }
 
 
@@ -128,7 +132,7 @@ EXPECTED = {   # the verdict both must give (None: cannot be imported)
     "imports_numba": None, "imports_yaml": None, "imports_tqdm": None,
     "raises_at_import": None,
     "tqdm_or_fallback": "passed", "prints_at_import": "passed", "with_helper": "passed",
-    "plots_first": "passed", "package": "passed",
+    "plots_first": "passed", "package": "passed", "site_builtins_at_import": "passed",
     "imports_in_a_call": {"lookup_selects_row": ("failed", "raised", None),
                           "lookup_shape_and_dtype": ("failed", "raised", None),
                           "dot_product": ("passed", None, None)},
@@ -141,7 +145,8 @@ EXPECTED = {   # the verdict both must give (None: cannot be imported)
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_the_kit_and_the_grader_give_the_same_verdicts(name, tmp_path, capsys):
     path = _make(name, tmp_path)
-    rc, data, err = _kit(path, capsys, own_process=name == "prints_at_import")
+    rc, data, err = _kit(path, capsys, own_process=name in ("prints_at_import",
+                                                            "site_builtins_at_import"))
     rep = _grader(path)
     want = EXPECTED[name]
     if want is None:                    # not importable: the same reason, line and source
