@@ -136,6 +136,9 @@ class _Args:
         # the seccomp filter (confine): "required" (bubblewrap: the worker stops without it),
         # "best" (--sandbox none: installed where libseccomp is), "" (none)
         self.confine = ""
+        # PR_SET_DUMPABLE 0 before the submission runs (--sandbox none: the other workers of a
+        # batch run as the same uid; see _undumpable)
+        self.undumpable = False
         # the import rule (andrea_runtime/import_rule.py): the packages a
         # submission may import besides the standard library and its own modules
         self.allow = None
@@ -161,6 +164,9 @@ def _parse(argv) -> _Args:
             continue
         if opt == "--confine-if-possible":
             args.confine, i = args.confine or "best", i + 1
+            continue
+        if opt == "--undumpable":
+            args.undumpable, i = True, i + 1
             continue
         if opt not in _INT_OPTIONS and opt not in _TEXT_OPTIONS and opt != "--site":
             raise SystemExit(f"worker: unknown option {opt[:40]!r}")
@@ -230,6 +236,23 @@ def _drop_privileges(uid) -> None:
     os.setuid(uid)
     if os.getuid() != uid or os.geteuid() != uid:
         raise SystemExit("the worker could not drop its privileges")
+
+
+def _undumpable() -> None:
+    """This process becomes non-dumpable (PR_SET_DUMPABLE 0): its /proc entries (fd, mem,
+    environ, maps) belong to root, so another process of the same uid (another student's
+    worker in a ``--sandbox none`` batch) cannot open its call region through /proc/<pid>/fd
+    or read or write its memory. The grader still reads its CPU time (/proc/<pid>/stat is
+    readable by all). Inherited by the processes it forks (not by one that runs a program:
+    that one has no call region). Stops the worker where the kernel refuses it."""
+    import ctypes
+
+    try:
+        ok = ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) == 0   # PR_SET_DUMPABLE
+    except (OSError, AttributeError):
+        ok = False
+    if not ok:
+        raise SystemExit("the worker could not make itself non-dumpable")
 
 
 # The worker's seccomp filter. The container sandbox mode (issue 20) installs the same one:
@@ -446,6 +469,8 @@ def main(argv=None) -> int:
     _unbuffer_output()
     _plain_warnings()
     _drop_privileges(args.drop_uid)
+    if args.undumpable:
+        _undumpable()
     if args.confine:
         try:
             confine()

@@ -410,3 +410,130 @@ def test_views_and_buffers_kept_from_arena_copies_never_change(monkeypatch):
     finally:
         p.close()
         sc.cleanup()
+
+
+# ----------------------------------------------------------------------------- other workers
+def _undumpable_child(ready_w: int, undumpable: bool, uid: int | None) -> None:   # forked
+    import os
+
+    from andrea_runtime import worker
+
+    import ctypes
+
+    try:
+        if uid is not None:
+            os.setgid(uid)
+            os.setuid(uid)
+        if undumpable:
+            worker._undumpable()     # after the uid change, as the worker does (it resets it)
+        else:    # as a process of that uid is (a uid change made it non-dumpable)
+            ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)
+        fd = os.memfd_create("andrea-grade-call")
+        os.write(fd, b"\0" * 4096)
+        t = __import__("time").process_time()
+        while __import__("time").process_time() - t < 0.2:   # some CPU time to read
+            pass
+        os.write(ready_w, str(fd).encode())
+        __import__("time").sleep(30)
+    finally:
+        os._exit(0)
+
+
+def _neighbour_opens(pid: int, fd: int, uid: int | None) -> str:
+    """What another process of the same uid gets when it opens `pid`'s region (forked)."""
+    import os
+
+    r, w = os.pipe()
+    child = os.fork()
+    if child == 0:   # pragma: no cover - the neighbour
+        try:
+            if uid is not None:
+                os.setgid(uid)
+                os.setuid(uid)
+            try:
+                os.close(os.open(f"/proc/{pid}/fd/{fd}", os.O_RDWR))
+                os.write(w, b"opened")
+            except OSError as exc:
+                os.write(w, f"errno {exc.errno}".encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    os.waitpid(child, 0)
+    got = os.read(r, 100).decode()
+    os.close(r)
+    return got
+
+
+@pytest.mark.parametrize("undumpable", (True, False))
+def test_a_worker_is_not_dumpable_so_its_neighbours_cannot_open_its_region(undumpable):
+    """--sandbox none runs a batch's workers as one uid: each makes itself non-dumpable
+    (worker._undumpable, PR_SET_DUMPABLE 0) before the submission runs, so another worker of
+    that uid cannot open its call region through /proc/<pid>/fd (without it: opened), while the
+    grader still reads its CPU time from /proc/<pid>/stat."""
+    import errno
+    import os
+    import signal
+
+    from graders.grade.sandbox import cpu_seconds
+
+    uid = 64123 if os.geteuid() == 0 else None    # root would pass any check: a plain uid
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # pragma: no cover - the worker
+        os.close(r)
+        _undumpable_child(w, undumpable, uid)
+    os.close(w)
+    try:
+        fd = int(os.read(r, 100).decode())
+        got = _neighbour_opens(pid, fd, uid)
+        assert got == (f"errno {errno.EACCES}" if undumpable else "opened"), got
+        assert cpu_seconds(pid) > 0.1
+    finally:
+        os.close(r)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
+def test_a_worker_without_bubblewrap_makes_itself_undumpable(spec):
+    """--sandbox none starts each worker with --undumpable (the worker then sets the flag
+    before the import: the test above), and its CPU time is still read."""
+    from graders.grade.grading import contract_functions
+    from graders.grade.session import Session
+
+    s = Session({"v.py": BASE.read_bytes()}, "v.py", functions=contract_functions(spec),
+                limits=LIMITS, mode="rlimits")
+    run: dict = {}
+    try:
+        assert s.start().ok
+        with open(f"/proc/{s.proxy._worker.proc.pid}/cmdline", "rb") as f:
+            assert b"--undumpable" in f.read().split(b"\0")
+        assert s.proxy.norm(np.array([3.0, 4.0])) == 5.0
+    finally:
+        s.close(into=run)
+    assert run["worker_cpu_s"] > 0
+
+
+def test_a_worker_in_a_batch_cannot_spoil_another_workers_calls(spec):
+    """tests/attacks/transport/neighbour_region.py, graded with --sandbox none while another
+    student's worker runs: it finds that worker and cannot open anything of it."""
+    import os
+
+    from graders.grade.sandbox.features import _python
+    from graders.grade.sandbox.launch import _worker_uid
+    from graders.grade.session import Session
+    from graders.grade.grading import contract_functions
+
+    if os.geteuid() == 0 and _worker_uid("rlimits", _python()[1]) is None:
+        pytest.skip("as root with an interpreter other users cannot read, --sandbox none "
+                    "runs every worker as root, whom nothing of /proc refuses")
+    victim = Session({"v.py": (BASE).read_bytes()}, "v.py",
+                     functions=contract_functions(spec), limits=LIMITS, mode="rlimits")
+    try:
+        assert victim.start().ok
+        rep = grade_path(CORPUS / "neighbour_region.py", spec, select=["vector_norm"],
+                         limits=LIMITS, sandbox="none")
+        got = json.loads(next(x for x in rep["submission_output"].splitlines()
+                              if x.startswith("NEIGHBOUR-REPORT ")).split(" ", 1)[1])
+        assert got["opened"] == 0 and got["refused"] >= 1, got
+    finally:
+        victim.close()

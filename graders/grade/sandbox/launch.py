@@ -73,6 +73,11 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
     # the seccomp filter (worker.confine: no sockets, namespaces, mounts, ptrace); required
     # in bubblewrap (probed: libseccomp), where it can be installed otherwise
     argv += ["--confine" if mode in ("bwrap", "container") else "--confine-if-possible"]
+    if mode == "rlimits":
+        # the other workers of a batch run as the same uid: none may open this one's call
+        # region or memory through /proc/<pid> (under bubblewrap they cannot see each other,
+        # and the grader reads the sandbox's PID namespace through /proc/<pid>/ns)
+        argv += ["--undumpable"]
     if scratch.cells:
         argv += ["--cells-file", f"{inside['runtime']}/{CELLS_FILE}"]
     if scratch.kernel:
