@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
+
 from tests.attacks import CORPUS
 
 from .attacking import ROOT, vm_hwm_mib
@@ -255,3 +257,25 @@ def test_a_folder_named_like_a_report_file_never_gets_the_class_summary(tmp_path
         page = (out / files[who]).read_text(encoding="utf-8")
         assert "zoe.py" not in page and "batch summary" not in page   # its own feedback
     assert "zoe.py" in (out / "summary.html").read_text(encoding="utf-8")
+
+
+@needs_bwrap
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known gap (third red-team "
+                   "round): identical files share one gradebook row, whose report carries the "
+                   "last graded copy's file name in its reproducers; the other student's "
+                   "feedback names that file")
+def test_a_students_feedback_never_names_another_student(tmp_path, spec):
+    """shared_row_names.py as alice.py and bob.py: alice's feedback said load_impl('bob.py')."""
+    from graders.grade import batch
+
+    subs, out = tmp_path / "subs", tmp_path / "feedback"
+    subs.mkdir()
+    for who in ("alice", "bob"):
+        shutil.copy(CORPUS / "shared_row_names.py", subs / f"{who}.py")
+    batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", profile="dev",
+                    limits=LIMITS, sandbox="bwrap", select=["vector_norm"], progress=False,
+                    feedback_dir=out)
+    for me, other in (("alice", "bob"), ("bob", "alice")):
+        text = (out / f"{me}.py.md").read_text(encoding="utf-8")
+        assert "load_impl" in text                      # the failing check's reproducer
+        assert f"{other}.py" not in text, (me, text)
