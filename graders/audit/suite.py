@@ -745,8 +745,7 @@ def _run_sandboxed(payload: dict, spec) -> dict:
         return {"status": "killed", "killed_by": _kill_record(first[0])}
     except GraderError as exc:
         raise SuiteAuditError(str(exc)) from None
-    imp = rep.get("import") or {}
-    if not imp.get("ok", True):
+    if not rep.import_outcome.ok:
         return {"status": "killed", "killed_by": {"check": None, "clauses": [],
                                                   "message": "does not import"}}
     if not payload["equivalence"]:
@@ -873,10 +872,9 @@ def original_failures(target: Target, spec, checks: list[str], *, sandbox="auto"
                             profile=FAST_PROFILE, sandbox=sandbox, select=checks)
             except GraderError as exc:
                 raise SuiteAuditError(f"--target {target.name}: {exc}") from None
-            if not (rep.get("import") or {}).get("ok", True):
+            if not rep.import_outcome.ok:
                 raise SuiteAuditError(f"--target {target.name}: it does not import")
-            return {c["id"] for c in rep.get("checks", [])
-                    if c.get("status") in ("failed", "error")}
+            return {c.id for c in rep.checks if c.status in ("failed", "error")}
     return {r.check_id for r in results if _killing(r)}
 
 

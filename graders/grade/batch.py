@@ -30,9 +30,10 @@ from graders.conformance.sources import SOURCE_SUFFIXES
 from .batch_reports import (check_columns, feedback_files, similarity_html,
                             write_feedback, write_histogram_png, write_summary)
 from .class_summary import problem_of
-from .formats import dumps, inert, inert_report
+from .formats import dumps, inert
 from .report_pages import reference_rows, tamper_rows
 from .grading import GraderError, Submission, load_submission, printable_name, spec_digest
+from .report import Flag, Report, ReportError
 from .similarity import PAIR_THRESHOLD, python_parts, similar_pairs
 from .sandbox import IsolationUnavailable, Limits, choose_mode
 
@@ -94,14 +95,14 @@ def graded(con: sqlite3.Connection, sha: str, spec_sha: str) -> bool:
                        (sha, spec_sha)).fetchone() is not None
 
 
-def record(con: sqlite3.Connection, report: dict, spec_sha: str) -> None:
-    report = inert_report(report)   # as grade() left it; a report from elsewhere (Dask) too
-    groups = {g["id"]: g["score"] for g in report["groups"]}
+def record(con: sqlite3.Connection, report: Report, spec_sha: str) -> None:
+    """Record a report (its JSON form, as --format json writes it) in the gradebook."""
+    groups = {g.id: g.score for g in report.groups}
     with con:
         con.execute("INSERT OR REPLACE INTO grades VALUES (?,?,?,?,?,?,?,?,?)", (
-            report["sha256"], spec_sha, report["submission"], report["score"],
-            report["max_score"], dumps(groups), dumps(report),
-            time.strftime("%Y-%m-%dT%H:%M:%S"), report.get("execution_time", 0.0)))
+            report.sha256, spec_sha, report.submission, report.score,
+            report.max_score, dumps(groups), dumps(report.to_dict()),
+            time.strftime("%Y-%m-%dT%H:%M:%S"), report.execution_time))
 
 
 def record_problem(con, name: str, sha: str | None, spec_sha: str, message: str) -> None:
@@ -137,7 +138,7 @@ def grade_task(payload: dict) -> dict:
 
     # how many properties this process replayed so far (0 where replay is off): for tests
     # and benchmarks, not recorded in the gradebook
-    return {"ok": True, "report": report, "replayed": replay.KEPT.hits}
+    return {"ok": True, "report": report.to_dict(), "replayed": replay.KEPT.hits}
 
 
 def _payload(sub: Submission, spec, profile, limits, sandbox, select) -> dict:
@@ -265,10 +266,17 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
     def on_done(payload, res):
         nonlocal done, problems, over_budget
         note = None
-        if res.get("ok"):
-            record(con, res["report"], spec_sha)
+        report = None
+        if res.get("ok"):   # a task's report comes as its JSON form (a Dask worker's too)
+            try:
+                report = Report.from_dict(res["report"])
+            except ReportError as exc:
+                res = {"ok": False, "sha256": payload["submission"].get("digest"),
+                       "message": f"the grader task's report is malformed: {exc}"}
+        if report is not None:
+            record(con, report, spec_sha)
             done += 1
-            left = res["report"].get("not_run") or []
+            left = report.not_run
             if left:
                 over_budget += 1
                 note = (f"used up its {limits.total_timeout:g} s budget: {len(left)} check(s) "
@@ -330,8 +338,9 @@ def scores(con, names, spec_sha, group_ids) -> list[dict]:
         row = {"submission": name, "sha256": sha, "score": None, "max_score": None,
                "graded_at": None, "report": None}
         if r is not None:
-            groups = json.loads(r[2])
-            row.update(score=r[0], max_score=r[1], graded_at=r[3], report=json.loads(r[4]))
+            groups = _row_json(r[2], name, sha, "groups")
+            row.update(score=r[0], max_score=r[1], graded_at=r[3],
+                       report=_row_report(r[4], name, sha))
             row.update({g: groups.get(g) for g in group_ids})
             row["problem"] = problem_of(row["report"])
         else:
@@ -339,9 +348,33 @@ def scores(con, names, spec_sha, group_ids) -> list[dict]:
                             "ORDER BY rowid DESC LIMIT 1", (name, spec_sha)).fetchone()
             row["problem"] = problem_of(None, p[0].splitlines()[0][:200] if p and p[0] else None)
         row["checks"] = check_columns(row["report"])
-        row["flag_list"] = list((row["report"] or {}).get("flags", []))
+        row["flag_list"] = list(row["report"].flags) if row["report"] is not None else []
         rows.append(row)
     return rows
+
+
+def _row_json(text, name: str, sha: str, column: str):
+    """A JSON column of a gradebook row (BatchError naming the row if it is not JSON)."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise BatchError(f"the gradebook's row of {name} (sha256 {sha[:12]}) is malformed: "
+                         f"its {column} is not JSON ({exc}); grade it again with --regrade") \
+            from None
+    if column == "groups" and not isinstance(value, dict):
+        raise BatchError(f"the gradebook's row of {name} (sha256 {sha[:12]}) is malformed: "
+                         "its groups are not an object; grade it again with --regrade")
+    return value
+
+
+def _row_report(text, name: str, sha: str) -> Report:
+    """The report of a gradebook row (BatchError naming the row and the field if it is
+    malformed: a row edited by hand, or written by another version of the grader)."""
+    try:
+        return Report.from_dict(_row_json(text, name, sha, "report"))
+    except ReportError as exc:
+        raise BatchError(f"the gradebook's row of {name} (sha256 {sha[:12]}) is malformed: "
+                         f"{exc}; grade it again with --regrade") from None
 
 
 def _flag(rows: list[dict], pairs) -> None:
@@ -350,24 +383,26 @@ def _flag(rows: list[dict], pairs) -> None:
     for a, b, sim in pairs:
         for me, other in ((a, b), (b, a)):
             if me in by_name:
-                by_name[me]["flag_list"].append({
+                by_name[me]["flag_list"].append(Flag("similar_to", {
                     "kind": "similar_to", "other": other, "similarity": sim,
                     "message": f"{sim:.0%} of the smaller file's code fingerprints are shared "
-                               f"with {other}"})
+                               f"with {other}"}))
     for r in rows:
         r["flags"] = "; ".join(_flag_cell(f) for f in r["flag_list"])
 
 
-def _flag_cell(f: dict) -> str:
+def _flag_cell(f: Flag) -> str:
     """One flag in the CSV's flags cell: its kind and figure (a reach into the grader: how many
-    places, and the first one)."""
-    if f["kind"] == "similar_to":
-        return f"{f['kind']} {f['other']} {f['similarity']:.2f}"
-    if f["kind"] == "grader_tamper":
-        first = (f.get("places") or [{}])[0]
+    places, and the first one). A flag's own fields are JSON data, by its kind."""
+    if f.kind == "similar_to":
+        return f"{f.kind} {f.data['other']} {f.similarity:.2f}"
+    if f.kind == "grader_tamper":
+        places = f.data.get("places")
+        first = places[0] if isinstance(places, list) and places and \
+            isinstance(places[0], dict) else {}
         at = f"{first.get('file', '?')}:{first.get('line', '?')}"
-        return f"{f['kind']} {f.get('count', 0)} ({', '.join(f.get('rules') or [])}; {at})"
-    return f"{f['kind']} {f.get('similarity', 0):.2f}"
+        return f"{f.kind} {f.data.get('count', 0)} ({', '.join(f.data.get('rules') or [])}; {at})"
+    return f"{f.kind} {f.similarity or 0:.2f}"
 
 
 # A spreadsheet treats a cell starting with one of these as a formula (CSV injection).

@@ -23,16 +23,17 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from graders.conformance.notes import notebook_notes
+from graders.conformance.outcome import Status
 
 from . import messages as M
 from .class_summary import failed_checks, histogram_bins, problem_label
-from .formats import _num, check_parts, group_status, parts_text
+from .formats import _num, check_parts, group_status, import_hint, parts_text, report_notes
 from .i18n import Translator
+from .report import Report
 
 # ----------------------------------------------------------------------------- per student
-def check_columns(report: dict | None) -> dict[str, str]:
-    return {c["id"]: c["status"] for c in (report or {}).get("checks", [])}
+def check_columns(report: Report | None) -> dict[str, str]:
+    return {} if report is None else {c.id: str(c.status) for c in report.checks}
 
 
 class _Said(str):
@@ -65,7 +66,7 @@ def _md_block(text: str) -> str:
     return f"{fence}\n{text}\n{fence}"
 
 
-def feedback_model(report: dict | None, lang: str, name: str = "") -> dict:
+def feedback_model(report: Report | None, lang: str, name: str = "") -> dict:
     """What a student's feedback file says, in `lang`, whatever its format: the score (left
     out when some group is hidden: it would tell about them), the groups a student may see, why
     the import failed, notebook notes, and per check that did not pass its items
@@ -73,36 +74,35 @@ def feedback_model(report: dict | None, lang: str, name: str = "") -> dict:
     t = Translator(lang)
     if report is None:
         return {"name": name, "failed": t(M.AUTOGRADER_FAILED)}
-    sections = report.get("sections", {})
-    hidden = {g["id"] for g in report["groups"] if g["visibility"] == "hidden"}
+    sections = report.sections
+    hidden = {g.id for g in report.groups if g.visibility == "hidden"}
     # the total would tell about the hidden groups: then it is not shown
     total = (t(M.SCORE_HIDDEN) if hidden else
-             t(M.TOTAL_SCORE, score=_num(report["score"]), max_score=_num(report["max_score"])))
-    imp = report.get("import") or {}
-    kernel = report.get("kind") == "kernel"
+             t(M.TOTAL_SCORE, score=_num(report.score), max_score=_num(report.max_score)))
+    imp = report.import_outcome
     model = {
-        "name": name or report.get("submission", ""), "failed": "", "total": total,
-        "groups": [f"{t(g['title'])}: {t.number(_num(g['score']))} / {t.number(_num(g['points']))} "
-                   f"({group_status(g, t)})" for g in report["groups"] if g["id"] not in hidden],
+        "name": name or report.submission, "failed": "", "total": total,
+        "groups": [f"{t(g.title)}: {t.number(_num(g.score))} / {t.number(_num(g.points))} "
+                   f"({group_status(g, t)})" for g in report.groups if g.id not in hidden],
         "hidden": t(M.HIDDEN_GROUPS, n=len(hidden)) if hidden else "",
         "import_failed": "", "import_detail": "", "import_hint": "", "checks": [],
-        "notes": notebook_notes(report.get("notebook"), imp.get("cells"), t)}
-    if not imp.get("ok", True):
+        "notes": report_notes(report, t)}
+    if not imp.ok:
         model.update(import_failed=t(M.IMPORT_FAILED),
-                     import_detail=M.import_detail(imp, t, kernel=kernel),
-                     import_hint=t(M.import_hint(imp, kernel)))
-    for c in report["checks"]:
-        if c["status"] in ("passed", "skipped") or c.get("visibility") == "hidden":
+                     import_detail=M.import_detail(imp, t, kernel=report.kernel),
+                     import_hint=t(import_hint(report)))
+    for c in report.checks:
+        if c.status in (Status.PASSED, Status.SKIPPED) or c.visibility == "hidden":
             continue
-        if c["status"] == "not_run" and not imp.get("ok", True):
+        if c.status == Status.NOT_RUN and not imp.ok:
             continue  # said once above
-        model["checks"].append({"number": c["number"], "id": c["id"],
-                                "clauses": ", ".join(c["clauses"]),
+        model["checks"].append({"number": c.number, "id": c.id,
+                                "clauses": ", ".join(c.clauses),
                                 "parts": check_parts(c, t, sections)})
     return model
 
 
-def feedback_text(report: dict | None, lang: str, fmt: str = "md", name: str = "") -> str:
+def feedback_text(report: Report | None, lang: str, fmt: str = "md", name: str = "") -> str:
     """A student's feedback file (Markdown or HTML), from :func:`feedback_model`."""
     model = feedback_model(report, lang, name)
     if fmt == "html":

@@ -10,39 +10,37 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from graders.conformance.outcome import Status
+
 from . import messages as M
 from .formats import _num, check_message
 from .i18n import Translator
+from .report import ImportFailed, NoModule, Report
 
 _DIGITS = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?")
 
 
-def problem_of(report: dict | None, grader_message: str | None = None) -> str:
+def problem_of(report: Report | None, grader_message: str | None = None) -> str:
     """Why a submission got no grade or 0 (empty when it has a score above 0)."""
     if report is None:
         return f"not graded: {grader_message}" if grader_message else "not graded"
-    imp = report.get("import") or {}
-    if not imp.get("ok", True):
-        if imp.get("problem") == M.NO_MODULE:
-            return "no module"
-        if imp.get("problem") == M.MANY_MODULES:
-            return "several modules"
-        if imp.get("problem") == M.NOT_A_NOTEBOOK:
-            return "not a notebook"
-        if imp.get("problem") == M.KIT_NAME:
-            return "module named like the grader's"
-        kind = imp.get("kind") or "import"
-        err = imp.get("error") or {}
+    imp = report.import_outcome
+    if isinstance(imp, NoModule):
+        return {M.NO_MODULE: "no module", M.MANY_MODULES: "several modules",
+                M.NOT_A_NOTEBOOK: "not a notebook",
+                M.KIT_NAME: "module named like the grader's"}.get(imp.problem, "import error: Error")
+    if isinstance(imp, ImportFailed):
+        kind = imp.kind or "import"
         if kind == "import":
-            typ = err.get("type") or "Error"
-            if report.get("kind") == "kernel" and typ == "CompileError":
+            typ = (imp.error.type if imp.error is not None else "") or "Error"
+            if report.kernel and typ == "CompileError":
                 return "compile error"
             return "syntax error" if typ in ("SyntaxError", "IndentationError", "TabError") \
                 else f"import error: {typ}"
         return {"forbidden": "forbidden import", "timeout": "timeout at import",
                 "crash": "crash at import", "resources": "out of memory at import",
                 "output": "output flood at import"}.get(kind, f"{kind} at import")
-    if report.get("score", 0) == 0 and report.get("max_score", 0) > 0:
+    if report.score == 0 and report.max_score > 0:
         return "no check passed"
     return ""
 
@@ -72,15 +70,15 @@ def failed_checks(rows: list[dict], t: Translator | None = None) -> list[dict]:
     language)."""
     per: dict[str, dict] = {}
     for r in rows:
-        for c in (r.get("report") or {}).get("checks", []):
-            if c["status"] not in ("failed", "error"):
+        for c in (r["report"].checks if r["report"] is not None else ()):
+            if c.status not in (Status.FAILED, Status.ERROR):
                 continue
-            e = per.setdefault(c["id"], {"check": c["id"], "clauses": c["clauses"],
-                                         "students": 0, "messages": Counter(), "example": {}})
+            e = per.setdefault(c.id, {"check": c.id, "clauses": list(c.clauses),
+                                      "students": 0, "messages": Counter(), "example": {}})
             e["students"] += 1
-            key = normalise_message(c.get("message", ""))
+            key = normalise_message(c.message)
             e["messages"][key] += 1
-            said = check_message(c, t) if t is not None else (c.get("message") or "")
+            said = check_message(c, t) if t is not None else c.message
             e["example"].setdefault(key, said.strip().splitlines()[0][:300]
                                     if said.strip() else "")
     out = []

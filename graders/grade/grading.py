@@ -1,7 +1,7 @@
 """Grade one submission: find its module, run every check through an isolated worker, score.
 
     sub = load_submission("alice.py")                  # or a folder with one module, or a .cu file
-    report = grade(sub, load_spec(), profile="grading")
+    report = grade(sub, load_spec(), profile="grading")   # a report.Report
     print(formats.render(report, "text"))
 
 ``grade`` never raises for anything the submission does; it raises :class:`GraderError` only
@@ -33,7 +33,7 @@ from . import messages as M
 from . import scoring
 from .session import Session
 from .similarity import python_parts, reference_flags
-from .formats import inert_report
+from .report import Report
 from .tamper import tamper_flags
 from .sandbox import Limits, SandboxError, choose_mode
 
@@ -105,14 +105,16 @@ def _kernel_hints(results: list[CheckResult], imp: dict | None = None) -> None:
         if r.cause == Cause.FAULT and fault == FaultKind.TIMEOUT:
             r.hint = r.hint or M.HINT_TIMEOUT_KERNEL
         elif r.cause == Cause.IMPORT_ERROR:
-            r.hint = r.hint or M.import_hint(imp or {}, True)
+            error = (imp or {}).get("error")
+            r.hint = r.hint or M.import_hint(
+                error.get("type") if isinstance(error, dict) else None, True)
 
 
 def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limits | None = None,
           sandbox: str = "auto", select: list[str] | None = None,
           on_result: Callable[[CheckResult], None] | None = None,
-          started: float | None = None) -> dict:
-    """Grade `sub`; the report is a plain dict (see scoring.py). `started`: the
+          started: float | None = None) -> Report:
+    """Grade `sub`; the report is typed (report.py). `started`: the
     time.monotonic() the grading began (before the submission was read), for the report's
     execution_time; by default, now."""
     limits = limits or Limits()
@@ -151,12 +153,13 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
         _kernel_hints(results, run.get("import"))
     meta.update(run)
     meta["not_run"] = [r.check_id for r in results if r.cause == Cause.BUDGET]
-    rep = scoring.build(spec, results, meta=meta)
+    rep = {**meta, **scoring.build(spec, results).to_dict()}
     rep["flags"] = staff_flags(sub)
     rep["execution_time"] = round(time.monotonic() - start, 3)
-    # the one place where the submission's words become inert, before anything reads the
-    # report (gradebook, every format, feedback files, the batch's reports)
-    return inert_report(rep)
+    # the typed report, read from its JSON form: Report.from_dict is the one place where the
+    # submission's words become inert, before anything reads the report (gradebook, every
+    # format, feedback files, the batch's reports)
+    return Report.from_dict(rep)
 
 
 def staff_flags(sub: Submission) -> list[dict]:

@@ -255,38 +255,42 @@ def fault_detail(detail: dict, t=None) -> str:
     return t(detail["msgid"], **fields)
 
 
-def import_hint(imp: dict, kernel: bool) -> str:
-    """The hint under an import failure: a kernel the checker's CPU executor cannot build
-    (ExecutorGap: it compiles for the GPU) is not the student's to fix."""
-    err = imp.get("error") if isinstance(imp.get("error"), dict) else imp
-    if kernel and err.get("type") == "ExecutorGap":
+def import_hint(error_type: str | None, kernel: bool) -> str:
+    """The hint under an import failure (`error_type`: the exception's type, if any): a
+    kernel the checker's CPU executor cannot build (ExecutorGap: it compiles for the GPU) is
+    not the student's to fix."""
+    if kernel and error_type == "ExecutorGap":
         return HINT_EXECUTOR_GAP
     return IMPORT_HINT_KERNEL if kernel else IMPORT_HINT
 
 
-def import_detail(imp: dict, t=None, *, kernel: bool = False) -> str:
-    """Why the import failed, in the translator's language (English without one); `kernel`:
-    the submission is a .cu file (its compile step's feedback)."""
+def import_detail(imp, t=None, *, kernel: bool = False) -> str:
+    """Why the import failed (a report.NoModule or report.ImportFailed, or its JSON form), in the translator's
+    language (English without one); `kernel`: the submission is a .cu file (its compile
+    step's feedback)."""
+    from .report import ImportErrorInfo, NoModule, import_outcome_from_dict
+
     t = t or (lambda msgid, **kw: msgid.format(**kw) if kw else msgid)
-    if imp.get("problem"):
-        return t(imp["problem"], **(imp.get("fields") or {}))
-    if isinstance(imp.get("fault_detail"), dict):
-        return fault_detail(imp["fault_detail"], t)
-    if imp.get("fault"):
-        return imp["fault"]
-    err = imp.get("error") or {}
-    if err.get("type") == "CompileError" and kernel:
-        return compile_detail(err, t)
-    typ, msg, line = err.get("type", "Error"), err.get("msg", ""), err.get("line")
-    typ, msg = exception_name(typ, t), python_message(typ, msg, t)
-    if line and err.get("cell"):   # a notebook: the cell and the line in it
-        text = t(IMPORT_ERROR_AT_CELL, type=typ, cell=err["cell"], line=line, msg=msg)
-    elif line:
-        text = t(IMPORT_ERROR_AT, type=typ, line=line, msg=msg)
+    if isinstance(imp, dict):   # its JSON form (a report's "import")
+        imp = import_outcome_from_dict(imp)
+    if isinstance(imp, NoModule):
+        return t(imp.problem, **imp.fields)
+    if imp.fault_detail is not None:
+        return fault_detail(imp.fault_detail.to_dict(), t)
+    if imp.fault:
+        return imp.fault
+    err = imp.error or ImportErrorInfo("Error", "")
+    if err.type == "CompileError" and kernel:
+        return compile_detail(err.to_dict(), t)
+    typ, msg = exception_name(err.type, t), python_message(err.type, err.msg, t)
+    if err.line and err.cell:   # a notebook: the cell and the line in it
+        text = t(IMPORT_ERROR_AT_CELL, type=typ, cell=err.cell, line=err.line, msg=msg)
+    elif err.line:
+        text = t(IMPORT_ERROR_AT, type=typ, line=err.line, msg=msg)
     else:
         text = t(IMPORT_ERROR, type=typ, msg=msg)
-    if err.get("text"):
-        text += "\n    " + str(err["text"]).strip()
+    if err.text:
+        text += "\n    " + err.text.strip()
     return text
 
 

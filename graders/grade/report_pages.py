@@ -137,9 +137,9 @@ def reference_rows(rows: list[dict]) -> list[tuple[str, float]]:
     order both pages number them in."""
     out = []
     for r in rows:
-        for f in r.get("flag_list") or []:
-            if f.get("kind") == "reference_copy":
-                out.append((r["submission"], float(f.get("similarity", 0))))
+        for f in r["flag_list"]:
+            if f.kind == "reference_copy":
+                out.append((r["submission"], float(f.similarity or 0)))
                 break
     return out
 
@@ -153,9 +153,9 @@ def tamper_rows(rows: list[dict]) -> list[tuple[str, dict]]:
     grader: graders/grade/tamper.py), in the rows' order: the order both pages number them in."""
     out = []
     for r in rows:
-        for f in r.get("flag_list") or []:
-            if f.get("kind") == "grader_tamper":
-                out.append((r["submission"], f))
+        for f in r["flag_list"]:
+            if f.kind == "grader_tamper":
+                out.append((r["submission"], f.to_dict()))
                 break
     return out
 
@@ -184,9 +184,9 @@ def _group_columns(rows: list[dict], t: Translator) -> list[dict]:
     """The rubric's groups that carry points, in the reports' order."""
     seen: dict[str, dict] = {}
     for r in rows:
-        for g in (r.get("report") or {}).get("groups", []):
-            if g["id"] not in seen and g.get("points"):
-                seen[g["id"]] = {"id": g["id"], "title": t(g["title"]), "points": g["points"]}
+        for g in (r["report"].groups if r["report"] is not None else ()):
+            if g.id not in seen and g.points:
+                seen[g.id] = {"id": g.id, "title": t(g.title), "points": g.points}
     return list(seen.values())
 
 
@@ -212,29 +212,29 @@ def summary_page(rows: list[dict], spec_title: str, pairs: list[tuple[str, str, 
     tamper_index = {name: i for i, (name, _) in enumerate(tamper_rows(rows)[:MAX_PAIRS])}
     students = []
     for r in rows:
-        rep = r.get("report") or {}
-        by_group = {g["id"]: g for g in rep.get("groups", [])}
+        by_group = {g.id: g for g in (r["report"].groups if r["report"] is not None else ())}
         cells = []
         for g in groups:
-            got = by_group.get(g["id"], {}).get("score", r.get(g["id"]))
+            got = by_group[g["id"]].score if g["id"] in by_group else r.get(g["id"])
             cells.append({"text": "" if got is None else f"{_num(got)}",
                           "sort": "" if got is None else got})
         flags = []
-        for f in r.get("flag_list") or []:
-            if f.get("kind") == "reference_copy":
+        for f in r["flag_list"]:
+            if f.kind == "reference_copy":
                 flags.append({"label": t(M.REPORT_FLAG_REFERENCE,
-                                         share=float(f.get("similarity", 0))),
+                                         share=float(f.similarity or 0)),
                               "href": f"similarity.html#{reference_id(ref_index[r['submission']])}"
                               if r["submission"] in ref_index else "similarity.html"})
-            elif f.get("kind") == "grader_tamper":
-                flags.append({"label": t(M.REPORT_FLAG_TAMPER, n=int(f.get("count", 0))),
+            elif f.kind == "grader_tamper":
+                flags.append({"label": t(M.REPORT_FLAG_TAMPER, n=int(f.data.get("count", 0))),
                               "href": f"similarity.html#{tamper_id(tamper_index[r['submission']])}"
                               if r["submission"] in tamper_index else "similarity.html"})
-            elif f.get("kind") == "similar_to":
-                key = tuple(sorted((r["submission"], f.get("other", ""))))
+            elif f.kind == "similar_to":
+                other = str(f.data.get("other", ""))
+                key = tuple(sorted((r["submission"], other)))
                 i = pair_index.get(key)
-                flags.append({"label": t(M.REPORT_FLAG_SIMILAR, share=float(f["similarity"]),
-                                         other=f.get("other", "")),
+                flags.append({"label": t(M.REPORT_FLAG_SIMILAR, share=float(f.similarity or 0),
+                                         other=other),
                               "href": "similarity.html" + (f"#{pair_id(i)}" if i is not None
                                                            else "")})
         score = r.get("score")
@@ -250,7 +250,7 @@ def summary_page(rows: list[dict], spec_title: str, pairs: list[tuple[str, str, 
     def mean(values: list[float]) -> str:   # a mean over the graded, in the reader's locale
         return t("{value:.2f}", value=sum(values) / len(values)) if values else ""
 
-    by_id = [{g["id"]: g["score"] for g in (r.get("report") or {}).get("groups", [])}
+    by_id = [{g.id: g.score for g in (r["report"].groups if r["report"] is not None else ())}
              for r in graded]
     means = {"score": mean([r["score"] for r in graded]),
              "groups": [mean([b[g["id"]] for b in by_id if g["id"] in b]) for g in groups]}

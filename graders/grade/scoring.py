@@ -15,7 +15,8 @@ Rule (documented in docs/grading.md):
 * groups without any check are left out of the maximum (and named in the report).
 
 Nothing here reads a message: statuses, causes and details are the typed outcome of the runner.
-The report is a plain dict (JSON-able, language-neutral): renderers translate it.
+The scores are typed (report.Scores: its Group and Check rows), language-neutral: renderers
+translate them.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from graders.conformance import hints
 from graders.conformance.outcome import Cause, FaultKind, Status, is_problem
 
 from . import messages as M
+from .report import Check, ClauseSection, Counts, Group, Scores
 
 _VIS_RANK = {"visible": 0, "after_due_date": 1, "after_published": 1, "hidden": 2}
 
@@ -72,18 +74,15 @@ def cents(c: int) -> float:
     return round(c / 100, 2)
 
 
-def build(spec, results, *, meta: dict) -> dict:
-    """The report of one graded submission."""
+def build(spec, results) -> Scores:
+    """The scores of one graded submission's check results (the report's scoring part)."""
     check_groups, members = _group_members(spec, results)
     group_rows, empty, share = _score_groups(spec.groups, members, results)
     checks, total, maximum = _check_rows(spec, results, check_groups, group_rows, share)
-    return {
-        **meta,
-        "score": cents(total), "max_score": cents(maximum),
-        "groups": group_rows, "groups_without_checks": empty, "checks": checks,
-        "counts": {str(s): sum(1 for r in results if r.status == s) for s in Status},
-        "check_bugs": sum(1 for r in results if r.cause == Cause.CHECK_BUG),
-    }
+    counts = Counts(**{str(s): sum(1 for r in results if r.status == s) for s in Status})
+    return Scores(score=cents(total), max_score=cents(maximum), groups=tuple(group_rows),
+                  groups_without_checks=tuple(empty), checks=tuple(checks), counts=counts,
+                  check_bugs=sum(1 for r in results if r.cause == Cause.CHECK_BUG))
 
 
 def _group_members(spec, results) -> tuple[list[list[str]], dict[str, list[int]]]:
@@ -119,14 +118,14 @@ def _score_groups(groups, members: dict[str, list[int]], results):
         for i, c in zip(members[g], split_cents(points, n)):
             share[g, i] = c
         earned = sum(share[g, i] for i in members[g] if earns_points(results[i]))
-        group_rows.append({
-            "id": g, "title": info.get("title", g),
-            "points": cents(sum(share[g, i] for i in members[g])),
-            "score": cents(earned),
-            "passed": sum(1 for i in members[g] if results[i].status == Status.PASSED),
-            "skipped": sum(1 for i in members[g] if results[i].status == Status.SKIPPED),
-            "checks": n, "visibility": info.get("visibility", "visible"),
-        })
+        group_rows.append(Group(
+            id=g, title=info.get("title", g),
+            points=cents(sum(share[g, i] for i in members[g])),
+            score=cents(earned),
+            passed=sum(1 for i in members[g] if results[i].status == Status.PASSED),
+            skipped=sum(1 for i in members[g] if results[i].status == Status.SKIPPED),
+            checks=n, visibility=info.get("visibility", "visible"),
+        ))
     return group_rows, empty, share
 
 
@@ -135,7 +134,7 @@ def _check_rows(spec, results, check_groups, group_rows, share):
     earned; maximum cents)."""
     groups = spec.groups
     clause_by_id = {c.id: c for c in spec.clauses}
-    group_index = {row["id"]: k for k, row in enumerate(group_rows, 1)}
+    group_index = {row.id: k for k, row in enumerate(group_rows, 1)}
     counters: dict[str | None, int] = {}
     checks, total, maximum = [], 0, 0
     for i, r in enumerate(results):
@@ -147,21 +146,21 @@ def _check_rows(spec, results, check_groups, group_rows, share):
         total, maximum = total + got_c, maximum + max_c
         vis = max((groups[g].get("visibility", "visible") for g in gs),
                   key=lambda v: _VIS_RANK.get(v, 2), default="visible")
-        sections = [{"clause": cl, "section": c.source, "statement": c.statement,
-                     "statements": _statements(c)}
-                    for cl in r.clauses if (c := clause_by_id.get(cl)) is not None]
-        checks.append({
-            "id": r.check_id, "clauses": list(r.clauses), "groups": gs,
-            "number": f"{group_index.get(first, 0)}.{counters[first]}",
-            "status": str(r.status), "cause": str(r.cause) if r.cause else None,
-            "problem": is_problem(r.status, r.cause),
-            "message": r.message or "", "template": r.template, "fields": _plain(r.fields),
-            "details": _plain(r.details or {}), "example": r.example,
-            "reproducer": r.reproducer, "hint": grade_hint(r), "sections": sections,
-            "score": cents(got_c), "max_score": cents(max_c),
-            "shares": {g: cents(share.get((g, i), 0)) for g in gs},
-            "visibility": vis, "duration_s": round(r.duration_s, 3),
-        })
+        sections = tuple(ClauseSection(clause=cl, section=c.source, statement=c.statement,
+                                       statements=_statements(c))
+                         for cl in r.clauses if (c := clause_by_id.get(cl)) is not None)
+        checks.append(Check(
+            id=r.check_id, clauses=tuple(r.clauses), groups=tuple(gs),
+            number=f"{group_index.get(first, 0)}.{counters[first]}",
+            status=Status(r.status), cause=Cause(r.cause) if r.cause else None,
+            problem=is_problem(r.status, r.cause),
+            message=r.message or "", template=r.template, fields=_plain(r.fields),
+            details=_plain(r.details or {}), example=r.example,
+            reproducer=r.reproducer, hint=grade_hint(r), sections=sections,
+            score=cents(got_c), max_score=cents(max_c),
+            shares={g: cents(share.get((g, i), 0)) for g in gs},
+            visibility=vis, duration_s=round(r.duration_s, 3),
+        ))
     return checks, total, maximum
 
 

@@ -14,6 +14,7 @@ from graders.conformance.registry import all_checks
 from graders.conformance.runner import load_impl, run_checks
 from graders.conformance import hints
 from tests.corpus import BASE, buggy_cases, correct_files
+from tests.grade.reports import report_of
 
 CASES = {b.name: b for b in buggy_cases()}
 # What feedback must never show: Hypothesis's internals and raw generator states.
@@ -41,9 +42,7 @@ def test_correct_styles_pass_every_check(path, andrea_spec):
     assert all(r.cause == Cause.OPTIONAL_ABSENT for r in results if r.status == Status.SKIPPED)
     # andrea-grade's rubric on the same verdicts: full marks (two styles are also graded
     # through the isolated worker, tests/grade/test_corpus_grade.py)
-    from graders.grade import scoring
-
-    report = scoring.build(andrea_spec, results, meta={})
+    report = report_of(andrea_spec, results)
     assert report["score"] == report["max_score"] == 100
 
 

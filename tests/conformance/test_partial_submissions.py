@@ -14,9 +14,9 @@ import pytest
 from graders.conformance.outcome import Cause, Status
 from graders.conformance.registry import all_checks
 from graders.conformance.runner import CheckResult, load_impl, run_checks
-from graders.grade import scoring
 from spec import load_spec
 from tests.corpus import BASE, VECTOR_FUNCTIONS
+from tests.grade.reports import report_of
 
 SPEC = load_spec("andrea-120m")
 REQUIRED = [f.name for f in SPEC.contract.functions if not f.optional]
@@ -63,7 +63,7 @@ def _score(fn: str, folder) -> tuple[dict, list[CheckResult]]:
     ran = {r.check_id: r for r in run_checks(_without(fn, folder), SPEC, profile="dev",
                                              select=sorted(seen))}
     results = [ran.get(c.id) or CheckResult(c.id, c.clauses, Status.PASSED) for c in checks]
-    return scoring.build(SPEC, results, meta={}), list(ran.values())
+    return report_of(SPEC, results), list(ran.values())
 
 
 @pytest.mark.parametrize("fn", REQUIRED)

@@ -13,6 +13,7 @@ from graders.grade.grading import grade, load_submission
 from graders.grade.messages import import_detail
 
 from ..grade.conftest import CORRECT
+from tests.grade.reports import report_of
 from tests.helpers import TEST_SANDBOX, fast_limits
 
 LIMITS = fast_limits()
@@ -244,7 +245,10 @@ def test_a_helper_named_like_a_package_of_the_grader_is_named_as_the_reason(tmp_
     (folder / "solution.py").write_text("import spec\n" + body, encoding="utf-8")
     sub = load_submission(folder)
     assert sub.problem == M.KIT_NAME and sub.problem_fields["names"] == "spec.py"
-    assert problem_of({"import": {"ok": False, "problem": sub.problem}}) != "forbidden import"
+    from spec import load_spec
+
+    assert problem_of(report_of(load_spec(), [], module=None, worker=False, imp={
+        "ok": False, "problem": sub.problem, "fields": {}})) != "forbidden import"
     with pytest.raises(ImplementationLoadError, match=r"spec\.py has the name of one of the "
                        r"grader's own packages \(spec\); rename it"):
         load_impl(folder, submission_rules=True)

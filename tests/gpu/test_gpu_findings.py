@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+import types
 from pathlib import Path
 
 import pytest
@@ -118,11 +119,12 @@ def test_a_forged_finding_is_not_used(forged):
 def test_a_forged_finding_falls_back_to_the_english_message():
     from graders.grade.formats import check_message
 
-    check = {"template": "{function}() raised {exception}: {error}", "message": "m",
-             "fields": {"function": "f", "exception": "RaceError", "error": "kernel k: boom",
-                        "error_said": {"msgid": "{error.__class__}", "fields": {}}}}
+    check = types.SimpleNamespace(
+        template="{function}() raised {exception}: {error}", message="m",
+        fields={"function": "f", "exception": "RaceError", "error": "kernel k: boom",
+                "error_said": {"msgid": "{error.__class__}", "fields": {}}})
     assert check_message(check, translator("nl")) == "f() gaf een fout (RaceError): kernel k: boom"
-    check["fields"]["error_said"] = _race().data()
+    check.fields["error_said"] = _race().data()
     said = check_message(check, translator("nl"))   # a finding in words, without its class
     assert "raceconditie" in said and "RaceError" not in said and said.startswith("f(): ")
 
@@ -142,10 +144,10 @@ def test_a_refused_kernel_file_is_told_in_each_language(tmp_path):
                                           'extern "C" __global__ void k() { asm("nop"); }\n')
     assert not ok and "k.cu:1: error: #include" in log and "k.cu:3: error: 'asm'" in log
     err = {"type": "CompileError", "msg": str(log), "said": log.translatable()}
-    en = M.import_detail({"error": err}, kernel=True)
+    en = M.import_detail(_failed(err), kernel=True)
     assert en == M.KERNEL_REFUSED.format(log=str(log))
     for lang, words in (("nl", "niet toegestaan"), ("ko", "허용되지 않습니다")):
-        text = M.import_detail({"error": err}, translator(lang), kernel=True)
+        text = M.import_detail(_failed(err), translator(lang), kernel=True)
         assert words in text and "k.cu:1:" in text and "k.cu:2:" in text and "k.cu:3:" in text
         assert "is not allowed" not in text and "error:" not in text, text
 
@@ -154,7 +156,7 @@ def test_missing_entry_points_are_told_in_each_language(tmp_path):
     ok, log = _compile_feedback(tmp_path, 'extern "C" __global__ void k() {}\n')
     assert not ok and "missing kernel entry points" in log
     err = {"type": "CompileError", "msg": str(log), "said": log.translatable()}
-    nl = M.import_detail({"error": err}, translator("nl"), kernel=True)
+    nl = M.import_detail(_failed(err), translator("nl"), kernel=True)
     assert "kernel-ingangen ontbreken" in nl and "andrea_lookup(" in nl   # the signatures as is
     assert "missing" not in nl
 
@@ -162,13 +164,13 @@ def test_missing_entry_points_are_told_in_each_language(tmp_path):
 def test_a_compiler_log_stays_verbatim_under_a_translated_sentence():
     log = 'k.cu(3): error: identifier "x" is undefined'
     err = {"type": "CompileError", "msg": log}
-    assert M.import_detail({"error": err}, translator("nl"), kernel=True) == \
+    assert M.import_detail(_failed(err), translator("nl"), kernel=True) == \
         f"Je kernelbestand compileert niet; de compiler meldt:\n{log}"
     # a forged refusal (not the kit's sentences) does not replace the log
     err["said"] = [{"msgid": "{log.__class__}", "fields": {"log": 1}}]
-    assert M.import_detail({"error": err}, translator("ko"), kernel=True).endswith(log)
+    assert M.import_detail(_failed(err), translator("ko"), kernel=True).endswith(log)
     # a Python submission's own exception named CompileError is not a compile step
-    assert M.import_detail({"error": err}, translator("nl")) == f"Fout (CompileError): {log}"
+    assert M.import_detail(_failed(err), translator("nl")) == f"Fout (CompileError): {log}"
 
 
 def test_the_schedules_are_named_in_each_language():
@@ -181,3 +183,11 @@ def test_the_schedules_are_named_in_each_language():
     assert "'oplopend' en 'willekeurig'" in nl and "'오름차순' 순서와 '무작위' 순서" in ko
     assert "forward" not in nl + ko and "shuffle" not in nl + ko
     assert F.schedule("sideways") == "sideways"
+
+
+def _failed(err: dict):
+    """An import failure with this error (its JSON form), as the report holds it."""
+    from graders.grade.report import import_outcome_from_dict
+
+    return import_outcome_from_dict({"ok": False, "kind": "import", "error": err,
+                                     "fault": None, "fault_detail": None})

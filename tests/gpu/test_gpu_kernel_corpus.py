@@ -212,9 +212,8 @@ def test_each_bug_fails_its_clause_with_the_right_feedback(name, spec):
     if said is None:   # every finding of the executor comes with its template
         assert not re.search(r"(RaceError|OutOfBoundsError|KernelError)", res.message or "")
     else:              # ... and is told in Dutch and Korean too
-        check = res.to_dict()
         for lang in ("nl", "ko"):
-            _assert_translated(check, said, lang)
+            _assert_translated(res, said, lang)
 
 
 #: English fragments of the executor's findings that a Dutch or Korean report must not show.
@@ -225,7 +224,7 @@ ENGLISH = ("data race", "out-of-bounds", "byte offset", "misaligned or impossibl
 ENGLISH_KO = ("argument", "element", "thread (", "kernel ")
 
 
-def _assert_translated(check: dict, said: dict, lang: str) -> None:
+def _assert_translated(check, said: dict, lang: str) -> None:
     """The report's sentence for `check` in `lang`: every executor sentence in it has a
     translation, and no English fragment of one is left."""
     from graders.grade.formats import check_message
@@ -251,14 +250,14 @@ def test_the_commonest_kernel_bug_loses_points_through_the_grader():
     rep = grade(load_submission(CORPUS / "bug_missing_atomic.cu"), load_spec(), profile="dev",
                 limits=fast_limits(), select=["token_gradient_scatter_add"], sandbox=TEST_SANDBOX)
     assert rep["import"]["ok"], rep["import"]
-    (chk,) = rep["checks"]
-    assert chk["status"] == "failed" and rep["score"] == 0
-    assert "data race on argument 2 (grad_token)" in chk["message"]
-    assert "bug_missing_atomic.cu:43" in chk["message"]
+    (chk,) = rep.checks
+    assert chk.status == "failed" and rep.score == 0
+    assert "data race on argument 2 (grad_token)" in chk.message
+    assert "bug_missing_atomic.cu:43" in chk.message
     # the worker's finding reaches the report as a template: told in Dutch and Korean too
     from graders.grade import formats
-    _assert_translated(chk, chk["fields"]["error_said"], "nl")
-    _assert_translated(chk, chk["fields"]["error_said"], "ko")
+    _assert_translated(chk, chk.fields["error_said"], "nl")
+    _assert_translated(chk, chk.fields["error_said"], "ko")
     nl, ko = formats.text(rep, "nl", width=1000), formats.text(rep, "ko", width=1000)
     assert "raceconditie op argument 2 (grad_token)" in nl and "bug_missing_atomic.cu:43" in nl
     assert "데이터 경쟁" in ko and "bug_missing_atomic.cu:43" in ko

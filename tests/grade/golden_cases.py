@@ -18,7 +18,6 @@ compares, so nothing a user sees changes unnoticed.
 from __future__ import annotations
 
 import copy
-import hashlib
 from pathlib import Path
 
 from andrea_gpu.executor import findings
@@ -29,12 +28,11 @@ from graders.conformance.runner import CheckResult, _fault, not_run
 from graders.conformance.outcome import Cause, Status
 from graders.grade import messages as M
 from graders.grade import scoring
-from graders.grade.formats import inert_report
 from graders.grade.tamper import tamper_flags
+from tests.grade.reports import SPEC_SHA, assemble
 
 LANGS = ("en", "nl", "ko")
 FORMATS = ("text", "json", "junit", "gradescope")
-SPEC_SHA = "5" * 64
 
 WRONG = ("{name}[{index}]={got!r}, but should be {want!r} (|error| {error:.3g} > allowed "
          "{allowed:.3g}; {bad} of {size} elements off)")
@@ -138,33 +136,6 @@ def _import_not_run(c) -> CheckResult:
     return not_run(c, Cause.IMPORT_ERROR, M.NOT_RUN_IMPORT)
 
 
-def _assemble(spec, results, *, name, module, kind="python", imp, worker=True,
-              output="", visible_output=None, restarts=0, visible_restarts=None,
-              notebook=None, flags=(), faults=(), mode="bwrap", seconds=3.25,
-              sha=None) -> dict:
-    """A report assembled as grading.grade assembles it (the same keys, in its order)."""
-    meta = {
-        "submission": name, "sha256": sha or hashlib.sha256(name.encode()).hexdigest(),
-        "module": module, "kind": kind,
-        "spec": spec.name, "spec_sha256": SPEC_SHA, "profile": "grading",
-        "grader_version": "1", "isolation": {"mode": mode, "note": ""},
-        "sections": {k: dict(v) for k, v in spec.sections.items()},
-        "notebook": notebook,
-    }
-    run = {"import": imp}
-    if worker:
-        run.update(submission_output=output, restarts=restarts,
-                   visible_output=output if visible_output is None else visible_output,
-                   visible_restarts=restarts if visible_restarts is None else visible_restarts,
-                   worker_cpu_s=1.234, faults=list(faults))
-    meta.update(run)
-    meta["not_run"] = [r.check_id for r in results if r.cause == Cause.BUDGET]
-    rep = scoring.build(spec, results, meta=meta)
-    rep["flags"] = list(flags)
-    rep["execution_time"] = seconds
-    return inert_report(rep)
-
-
 def _hidden_spec(spec):
     """The spec with its vectors group shown only after the due date, and the backward group
     hidden (points and all)."""
@@ -183,7 +154,7 @@ def cases(spec) -> dict[str, tuple[object, dict]]:
     ok_import = {"ok": True, "functions": ["cosine_similarity", "dot", "embed",
                                            "init_table", "lookup", "norm"]}
 
-    out["correct"] = (spec, _assemble(
+    out["correct"] = (spec, assemble(
         spec, [_passed(c) for c in checks], name="alice.py", module="alice.py",
         imp=ok_import))
 
@@ -213,12 +184,12 @@ def cases(spec) -> dict[str, tuple[object, dict]]:
             res.append(_skipped(c, "cosine_similarity", Cause.MISSING_ELSEWHERE))
         else:
             res.append(_passed(c))
-    out["buggy"] = (spec, _assemble(
+    out["buggy"] = (spec, assemble(
         spec, res, name="bob \u202egnp.py", module="bob.py", imp=ok_import,
         output="/sandbox/submission/bob.py:21: RuntimeWarning: overflow\nstep 1\n",
         restarts=1, faults=["dot(): did not finish within 10 s"]))
 
-    out["syntax_error"] = (spec, _assemble(
+    out["syntax_error"] = (spec, assemble(
         spec, [_import_not_run(c) for c in checks], name="carol.py", module="carol.py",
         imp={"ok": False, "kind": "import",
              "error": {"type": "SyntaxError", "msg": "invalid syntax", "line": 8,
@@ -226,13 +197,13 @@ def cases(spec) -> dict[str, tuple[object, dict]]:
              "fault": None, "fault_detail": None},
         output="", seconds=0.5))
 
-    out["no_module"] = (spec, _assemble(
+    out["no_module"] = (spec, assemble(
         spec, [_import_not_run(c) for c in checks], name="dave", module=None,
         imp={"ok": False, "problem": M.MANY_MODULES, "fields": {"names": "a.py, b.py"}},
         worker=False, seconds=0.01))
 
     hang = CallTimeout.said(M.FAULT_TIMEOUT, what=M.WHAT_IMPORT, seconds=20)
-    out["import_timeout"] = (spec, _assemble(
+    out["import_timeout"] = (spec, assemble(
         spec, [_import_not_run(c) for c in checks], name="erin.py", module="erin.py",
         imp={"ok": False, "kind": "timeout", "error": None, "fault": str(hang),
              "fault_detail": hang.translatable()},
@@ -241,7 +212,7 @@ def cases(spec) -> dict[str, tuple[object, dict]]:
     nb_checks = _checks(spec, VISIBLE)
     nb_res = [(_missing(c, "norm") if c.clauses[0] == "VEC-NORM-01" else _passed(c))
               for c in nb_checks]
-    out["notebook"] = (spec, _assemble(
+    out["notebook"] = (spec, assemble(
         spec, nb_res, name="frank.ipynb", module="notebook_submission.py",
         imp={"ok": True, "functions": ["dot", "lookup"],
              "cells": [{"cell": 4, "line": 3, "type": "NameError",
@@ -266,7 +237,7 @@ def cases(spec) -> dict[str, tuple[object, dict]]:
                                   hint=M.HINT_CRASH))
         else:
             k_res.append(_passed(c))
-    out["kernel"] = (spec, _assemble(
+    out["kernel"] = (spec, assemble(
         spec, k_res, name="embed.cu", module="embed.cu", kind="kernel",
         imp={"ok": True, "functions": ["embed", "lookup"]}))
 
@@ -274,7 +245,7 @@ def cases(spec) -> dict[str, tuple[object, dict]]:
                 "fields": {"file": "embed.cu", "line": 2, "problem": {
                     "msgid": findings.MSG_FORBIDDEN_DIRECTIVE,
                     "fields": {"directive": "pragma"}}}}]
-    out["kernel_refused"] = (spec, _assemble(
+    out["kernel_refused"] = (spec, assemble(
         spec, [_import_not_run(c) for c in kernel_checks], name="gina.cu", module="gina.cu",
         kind="kernel",
         imp={"ok": False, "kind": "import",
@@ -294,7 +265,7 @@ def cases(spec) -> dict[str, tuple[object, dict]]:
             h_res.append(_skipped(c, "sinusoidal_positions"))
         else:
             h_res.append(_passed(c))
-    out["hidden"] = (hidden_spec, _assemble(
+    out["hidden"] = (hidden_spec, assemble(
         hidden_spec, h_res, name="hana.py", module="hana.py", imp=ok_import,
         output="visible print\nhidden print\n", visible_output="visible print\n",
         restarts=2, visible_restarts=0))
@@ -309,10 +280,10 @@ def cases(spec) -> dict[str, tuple[object, dict]]:
                                   hint=M.HINT_TIMEOUT))
         else:
             b_res.append(_budget(c))
-    out["budget"] = (spec, _assemble(
+    out["budget"] = (spec, assemble(
         spec, b_res, name="ivan.py", module="ivan.py", imp=ok_import, seconds=121.5))
 
-    out["flagged"] = (spec, _assemble(
+    out["flagged"] = (spec, assemble(
         spec, [_passed(c) for c in checks], name="jack.py", module="jack.py", imp=ok_import,
         flags=[{"kind": "reference_copy", "similarity": 0.97, "threshold": 0.6,
                 "message": "97% of this submission's code fingerprints are the reference "
@@ -329,10 +300,12 @@ def _sources():
             "hana.py": [("hana.py", INDEPENDENT)]}
 
 
-def outputs(spec, folder: Path, as_report=lambda d: d) -> dict[str, str]:
+def outputs(spec, folder: Path) -> dict[str, str]:
     """{file name: text} of every output of every case (see the module's docstring);
-    `folder` receives the batch's gradebook and files. `as_report` turns the dict that
-    grade() builds into what the renderers take."""
+    `folder` receives the batch's gradebook and files. Each report is read from the JSON
+    form grade() assembles (Report.from_dict), as grade() itself does."""
+    from graders.grade.report import Report
+
     from graders.grade import batch
     from graders.grade.batch_reports import feedback_text, summary_text
     from graders.grade.formats import dumps, render
@@ -342,8 +315,8 @@ def outputs(spec, folder: Path, as_report=lambda d: d) -> dict[str, str]:
     out: dict[str, str] = {}
     all_cases = cases(spec)
     for name, (_, rep) in all_cases.items():
-        report = as_report(rep)
-        out[f"{name}.gradebook.json"] = dumps(report)
+        report = Report.from_dict(rep)
+        out[f"{name}.gradebook.json"] = dumps(report.to_dict())
         for lang in LANGS:
             for fmt in FORMATS:
                 if fmt == "json" and lang != "en":
@@ -357,9 +330,9 @@ def outputs(spec, folder: Path, as_report=lambda d: d) -> dict[str, str]:
     con = batch.open_gradebook(folder / "gradebook.sqlite")
     names = []
     for name, (_, rep) in all_cases.items():
-        report = as_report(rep)
+        report = Report.from_dict(rep)
         batch.record(con, report, SPEC_SHA)
-        names.append((_row_name(report), _row_sha(report)))
+        names.append((report.submission, report.sha256))
     names.append(("kate.py", None))
     batch.record_problem(con, "kate.py", None, SPEC_SHA, "kate.py: not a .py, .ipynb or .cu file")
     rows = batch.scores(con, names, SPEC_SHA, list(spec.groups))
@@ -382,10 +355,3 @@ def outputs(spec, folder: Path, as_report=lambda d: d) -> dict[str, str]:
         out[f"batch.feedback-none.{lang}.md"] = feedback_text(None, lang, "md", "kate.py")
     return out
 
-
-def _row_name(report):
-    return report["submission"] if isinstance(report, dict) else report.submission
-
-
-def _row_sha(report):
-    return report["sha256"] if isinstance(report, dict) else report.sha256

@@ -72,7 +72,7 @@ for path, select in json.loads(sys.argv[1]):
                 limits=fast_limits(**json.loads(sys.argv[2])), select=select)
     out[path] = {"score": rep["score"], "mode": rep["isolation"]["mode"],
                  "statuses": {c["id"]: c["status"] for c in rep["checks"]},
-                 "output": str(rep.get("submission_output") or "")[:2000]}
+                 "output": (rep.worker.submission_output if rep.worker else "")[:2000]}
 print(json.dumps(out))
 """
 

@@ -115,7 +115,7 @@ def test_a_function_left_out_costs_its_own_group_only_in_the_grader_too(spec, tm
     groups = {g["id"]: (g["score"], g["points"]) for g in rep["groups"]}
     assert groups["params"] == (10, 10) and groups["embed"] == (20, 20)
     assert groups["init"][0] == 0 and groups["backward"][0] == 0
-    check = next(c for c in rep["checks"] if c["id"] == "init_size_errors")
+    check = next(c for c in rep.checks if c.id == "init_size_errors")
     for lang in ("en", "nl", "ko"):
         text = formats.check_feedback(check, translator(lang), {})
         assert "init_table" in text and translator(lang)(M.WHAT_WENT_WRONG) not in text

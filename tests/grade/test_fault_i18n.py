@@ -13,12 +13,14 @@ import pytest
 
 from graders.conformance.faults import CallTimeout, ImplementationFault
 from graders.conformance.runner import run_checks
-from graders.grade import formats, messages as M, scoring
+from graders.grade import formats, messages as M
 from graders.grade.i18n import translator
 from graders.grade.proxy import describe_exit
 
 from ..helpers import fast_limits
 from .conftest import grade_path, needs_bwrap
+from graders.grade.report import ImportFailed, Said
+from tests.grade.reports import report_of
 
 FAULT_IDS = [v for k, v in vars(M).items() if k.startswith(("FAULT_", "SIGNAL_", "DETAIL_", "WHAT_"))]
 
@@ -30,7 +32,7 @@ def _report(spec, fault: ImplementationFault, select):
     impl = types.SimpleNamespace(dot=dot, norm=lambda v: float(np.sqrt(np.dot(v, v))),
                                  cosine_similarity=lambda u, v: 0.0)
     results = run_checks(impl, spec, profile="dev", select=select)
-    return scoring.build(spec, results, meta={})
+    return report_of(spec, results)
 
 
 @pytest.mark.parametrize("lang, words, english", [
@@ -40,8 +42,8 @@ def _report(spec, fault: ImplementationFault, select):
 def test_a_timeout_reads_in_the_students_language(spec, lang, words, english):
     fault = CallTimeout.said(M.FAULT_TIMEOUT, what="dot()", seconds="2.5", function="dot")
     rep = _report(spec, fault, ["VEC-DOT-01"])
-    check = next(c for c in rep["checks"] if c["id"] == "dot_product")
-    assert check["cause"] == "fault" and "did not finish within 2.5 s" in check["message"]
+    check = next(c for c in rep.checks if c.id == "dot_product")
+    assert check.cause == "fault" and "did not finish within 2.5 s" in check.message
     text = formats.check_feedback(check, translator(lang), {})
     assert words in text and english not in text, text
     out = json.loads(formats.render(rep, "gradescope", lang))
@@ -51,8 +53,8 @@ def test_a_timeout_reads_in_the_students_language(spec, lang, words, english):
 
 def test_english_feedback_is_the_faults_own_sentence(spec):
     fault = CallTimeout.said(M.FAULT_TIMEOUT, what="dot()", seconds="2.5", function="dot")
-    check = next(c for c in _report(spec, fault, ["VEC-DOT-01"])["checks"]
-                 if c["id"] == "dot_product")
+    check = next(c for c in _report(spec, fault, ["VEC-DOT-01"]).checks
+                 if c.id == "dot_product")
     assert formats.check_message(check, translator("en")) == (
         "dot() could not answer: dot() did not finish within 2.5 s (an endless loop, or far "
         "too slow)")
@@ -68,7 +70,7 @@ def test_a_crash_names_its_signal_in_the_students_language(lang, words):
 
 def test_an_import_fault_reads_in_the_students_language():
     fault = describe_exit(3, "import", "none")
-    imp = {"fault": str(fault), "fault_detail": fault.translatable()}
+    imp = ImportFailed("exit", None, str(fault), Said(**fault.translatable()))
     assert M.import_detail(imp, translator("en")) == str(fault)
     nl = M.import_detail(imp, translator("nl"))
     assert "stopte met status 3" in nl and "exited" not in nl
@@ -91,8 +93,8 @@ def test_a_hanging_submission_is_told_in_dutch(spec, tmp_path):
     path.write_text(src, encoding="utf-8")
     # the limit as the test states it (a call that never ends times out at any load)
     rep = grade_path(path, spec, select=["VEC-DOT-01"], limits=fast_limits(exact=("call_timeout",)))
-    check = next(c for c in rep["checks"] if c["id"] == "dot_product")
-    assert check["cause"] == "fault"
+    check = next(c for c in rep.checks if c.id == "dot_product")
+    assert check.cause == "fault"
     text = formats.check_feedback(check, translator("nl"), {})
     assert "dot() was niet klaar binnen 2.5 s" in text and "did not finish" not in text, text
 
@@ -105,8 +107,8 @@ def test_what_the_worker_saw_is_told_in_korean_and_dutch(spec, tmp_path):
     path = tmp_path / "exits.py"
     path.write_text(src, encoding="utf-8")
     rep = grade_path(path, spec, select=["VEC-DOT-01"])
-    check = next(c for c in rep["checks"] if c["id"] == "dot_product")
-    assert check["cause"] == "fault"
+    check = next(c for c in rep.checks if c.id == "dot_product")
+    assert check.cause == "fault"
     nl = formats.check_feedback(check, translator("nl"), {})
     assert "riep sys.exit(3) aan in dot()" in nl and "called sys.exit" not in nl, nl
     ko = formats.check_feedback(check, translator("ko"), {})

@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from graders.conformance.runner import CheckResult
-from graders.grade import scoring
-from graders.grade.formats import FORMATS, inert_report, render
+from graders.grade.formats import FORMATS, render
 from spec import load_spec
+from tests.grade.reports import report_of
 
 
 @pytest.fixture(scope="module")
@@ -20,13 +20,8 @@ def report():
     ok = CheckResult("dot_product", ("VEC-DOT-01",), "passed")
     bad = CheckResult("vector_norm", ("VEC-NORM-01",), "failed", cause="wrong_value")
     bad.set_message("{function}() returned {got}", function="norm", got="\x1b[2J100")
-    meta = {"submission": "hw.py", "sha256": "0" * 64, "module": "hw.py", "kind": "python",
-            "spec": spec.name, "spec_sha256": "1" * 64, "profile": "dev",
-            "grader_version": "1", "isolation": {"mode": "bwrap", "note": ""},
-            "sections": {k: dict(v) for k, v in spec.sections.items()}, "notebook": None,
-            "import": {"ok": True, "functions": ["dot", "norm"]}, "submission_output": "",
-            "restarts": 0, "not_run": [], "flags": [], "execution_time": 1.0}
-    return inert_report(scoring.build(spec, [ok, bad], meta=meta))
+    return report_of(spec, [ok, bad], name="hw.py",
+                     imp={"ok": True, "functions": ["dot", "norm"]})
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -15,7 +15,6 @@ import pytest
 
 from graders.conformance.registry import all_checks
 from graders.conformance.runner import CheckResult
-from graders.grade import scoring
 from graders.grade.batch import _flag
 from graders.grade.batch_reports import (feedback_files, feedback_text, similarity_html,
                                          write_feedback, write_summary)
@@ -28,6 +27,8 @@ from tests.html_pages import Page, link_problems, parse
 from tests.language import page_text, unreadable
 
 from .test_similarity_fragments import DISGUISED, INDEPENDENT, ORIGINAL
+from graders.grade.report import Flag
+from tests.grade.reports import report_of
 
 # Names a student controls (file names), each hostile in its own way.
 HOSTILE = ['<script>alert("x")</script>.py', "\"'><img src=x onerror=alert(1)>.py",
@@ -53,7 +54,7 @@ def _report(spec, name: str, failing: int, *, example: str = "lookup(x)") -> dic
                 reproducer=f"import numpy as np\nprint({example})"))
         else:
             results.append(CheckResult(c.id, c.clauses, "passed"))
-    return scoring.build(spec, results, meta={"submission": name})
+    return report_of(spec, results, name=name)
 
 
 @pytest.fixture(scope="module")
@@ -70,9 +71,10 @@ def batch(spec, tmp_path_factory):
                      "flag_list": []})
     rows.append({"submission": "broken\x1b.py", "report": None, "score": None, "max_score": None,
                  "problem": problem_of(None, "not a notebook <b>"), "flag_list": []})
-    rows[5]["flag_list"].append({"kind": "reference_copy", "similarity": 0.91})
-    rows[6]["flag_list"] += tamper_flags([("x<b>.py", "import sys\nm = sys.modules  # "
-                                            "</code><script>alert(4)</script>\n")])
+    rows[5]["flag_list"].append(Flag("reference_copy", {"kind": "reference_copy",
+                                                        "similarity": 0.91}))
+    rows[6]["flag_list"] += [Flag(f["kind"], f) for f in tamper_flags(
+        [("x<b>.py", "import sys\nm = sys.modules  # </code><script>alert(4)</script>\n")])]
     pairs = [(HOSTILE[0], HOSTILE[1], 0.95), (HOSTILE[1], HOSTILE[3], 0.8)]
     _flag(rows, pairs)
     sources = {HOSTILE[0]: [("main.py", ORIGINAL + "\n# </td></tr><script>alert(3)</script>\n"),

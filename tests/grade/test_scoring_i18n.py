@@ -6,8 +6,8 @@ import pytest
 
 from graders.conformance.runner import CheckResult
 from graders.grade import messages as M
-from graders.grade import scoring
 from graders.grade.i18n import LANGUAGES, _catalog, all_msgids, translator
+from tests.grade.reports import report_of
 
 
 def test_partial_credit_per_group(spec):
@@ -19,7 +19,7 @@ def test_partial_credit_per_group(spec):
         CheckResult("d", ("BWD-TOK-01",), "passed"),
         CheckResult("e", ("POS-SIN-01",), "skipped", cause="optional_absent"),
     ]
-    rep = scoring.build(spec, results, meta={})
+    rep = report_of(spec, results)
     groups = {g["id"]: g for g in rep["groups"]}
     # 20 points over 3 checks: 6.67 + 6.67 + 6.66 (largest remainder, to the cent)
     assert groups["lookup"]["score"] == 6.67
@@ -48,8 +48,8 @@ def test_points_add_up_exactly(spec):
     results = _full_rubric_results(spec)
     for i in range(0, len(results), 3):   # fail every third check
         results[i].status, results[i].cause = "failed", "wrong_value"
-    for rep in (scoring.build(spec, _full_rubric_results(spec), meta={}),
-                scoring.build(spec, results, meta={})):
+    for rep in (report_of(spec, _full_rubric_results(spec)),
+                report_of(spec, results)):
         cents = lambda x: Decimal(str(x))   # noqa: E731 - exact decimal sums
         for g in rep["groups"]:
             mine = [c for c in rep["checks"] if g["id"] in c["groups"]]
@@ -61,7 +61,7 @@ def test_points_add_up_exactly(spec):
         assert sum(cents(g["score"]) for g in rep["groups"]) == cents(rep["score"])
         assert sum(cents(c["score"]) for c in rep["checks"]) == cents(rep["score"])
         assert sum(cents(g["points"]) for g in rep["groups"]) == cents(rep["max_score"])
-    perfect = scoring.build(spec, _full_rubric_results(spec), meta={})
+    perfect = report_of(spec, _full_rubric_results(spec))
     assert perfect["score"] == perfect["max_score"] == 100
 
 
@@ -75,7 +75,7 @@ def test_a_check_bug_costs_nothing_and_skips_are_not_failures(spec):
     for r in results:
         if "POS-SIN-01" in r.clauses:
             r.status, r.cause, r.details = "skipped", "optional_absent", {"function": "rope"}
-    rep = scoring.build(spec, results, meta={})
+    rep = report_of(spec, results)
     assert rep["score"] == rep["max_score"] == 100
     gs = formats.gradescope(rep)
     by_name = {t["name"].split(": ")[1].split(" ")[0]: t for t in gs["tests"]}
@@ -96,7 +96,7 @@ def test_hidden_groups_hide_the_total(spec):
     for r in results:
         if any(c.startswith("BWD-") for c in r.clauses):   # backward: after_due_date
             r.status, r.cause = "failed", "wrong_value"
-    rep = scoring.build(spec, results, meta={})
+    rep = report_of(spec, results)
     assert rep["score"] == 80
     out = formats.gradescope(rep)["output"]
     assert "80" not in out and "Total score" not in out and "Backward" not in out

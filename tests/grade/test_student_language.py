@@ -18,6 +18,7 @@ The reader is itself tested: it must flag the English rendering of the same repo
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
@@ -137,7 +138,8 @@ def test_the_teachers_summary_is_in_the_batch_language(reports, lang, tmp_path):
                  "forbidden_import"):
         rep = reports(case)
         rows.append({"submission": f"{case}.py", "report": rep, "score": rep["score"],
-                     "max_score": rep["max_score"], "problem": problem_of(rep), "flags": ""})
+                     "max_score": rep["max_score"], "problem": problem_of(rep), "flags": "",
+                     "flag_list": []})
     write_summary(tmp_path, rows, "ANDREA-120M", [("a.py", "b.py", 0.9)], lang)
     texts = {"summary.txt": (tmp_path / "summary.txt").read_text(encoding="utf-8")}
     for name, page in (("summary.html", (tmp_path / "summary.html").read_text(encoding="utf-8")),
@@ -163,10 +165,11 @@ def test_the_reader_flags_english(reports, case):
 @needs_bwrap
 def test_the_submissions_output_names_its_file_not_the_sandbox(reports):
     """A warning the submission's code printed names its file as the student knows it."""
-    rep = dict(reports("wrong_value"))
-    rep["submission_output"] = rep["visible_output"] = (   # (printed in a visible check)
-        "/sandbox/submission/hw.py:21: RuntimeWarning: invalid value encountered in scalar "
-        "divide\n")
+    rep = reports("wrong_value")
+    printed = ("/sandbox/submission/hw.py:21: RuntimeWarning: invalid value encountered in "
+               "scalar divide\n")   # (printed in a visible check)
+    rep = dataclasses.replace(rep, worker=dataclasses.replace(
+        rep.worker, submission_output=printed, visible_output=printed))
     for lang in ("en", "nl", "ko"):
         for out in (formats.gradescope(rep, lang)["output"],
                     formats.text(rep, lang, width=10_000)):

@@ -123,6 +123,7 @@ def test_html_feedback_is_escaped_and_translated(batch):
     import sqlite3
 
     from graders.grade.batch_reports import feedback_text
+    from graders.grade.report import Report
 
     out, _ = batch
     con = sqlite3.connect(out.parent / "gb.sqlite")
@@ -130,6 +131,6 @@ def test_html_feedback_is_escaped_and_translated(batch):
                   if any(c["status"] == "failed" for c in json.loads(r[0])["checks"]))
     failed = next(c for c in report["checks"] if c["status"] == "failed")
     failed["example"] = "<script>alert(1)</script>"     # text that came from the submission
-    page = feedback_text(report, "ko", "html", "<b>eve</b>.py")
+    page = feedback_text(Report.from_dict(report), "ko", "html", "<b>eve</b>.py")
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert "&lt;b&gt;eve&lt;/b&gt;.py" in page and "총점" in page

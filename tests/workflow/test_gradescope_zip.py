@@ -240,9 +240,11 @@ def test_staff_summary_names_each_place_that_reaches_into_the_grader():
     from graders.grade.gradescope_zip import staff_summary
     from graders.grade.tamper import tamper_flags
 
+    from spec import load_spec
+    from tests.grade.reports import report_of
+
     flags = tamper_flags([("hw.py", "import numpy as np\nimport ctypes\n")])
-    report = {"score": 100.0, "max_score": 100.0, "checks": [], "groups": [], "flags": flags}
-    data = formats.gradescope(report, "nl")
+    data = formats.gradescope(report_of(load_spec(), [], flags=flags), "nl")
     text = staff_summary(data, "nl")
     assert text.splitlines()[0].endswith("; 1 melding(en).")
     assert "- grader_tamper: " in text and "hw.py, regel 2 import ctypes" in text
