@@ -126,13 +126,21 @@ _WARP_RE = re.compile(r"\b(__shfl\w*_sync|__syncwarp|__ballot_sync|__any_sync|__
                       r"__match_\w+_sync|__reduce_\w+_sync)\b")
 
 
+#: What CUDA's compilers define for device code (nvcc's device pass and NVRTC, for the arch the
+#: contract's NVRTC check uses), defined after the prelude: a kernel's `#ifdef __CUDA_ARCH__`
+#: branch is what a GPU runs, and the executor must judge that branch, not the host fallback
+#: (tests/attacks/kernels/cuda_arch_branch.cu: a racy device branch and a correct #else scored
+#: 60 / 60).
+DEVICE_MACROS = "#define __CUDA_ARCH__ 900\n"
+
+
 def translation_unit(source: str, name: str, prelude: Path = PRELUDE) -> str:
     """The C++ text the host compiler sees for one kernel source (runtime.cpp is linked in)."""
     stubs = "\n".join(f"ANDREA_STUB({k})" for k in kernel_names(source))
     if _WARP_RE.search(_strip_comments(source)):  # the runtime then runs every thread as a fiber
         stubs += '\nextern "C" const int andrea_exec_uses_warps = 1;'
     safe = name.replace("\\", "/").replace('"', "")
-    return (f'#include "{prelude}"\n#line 1 "{safe}"\n{_rewrite(source)}\n'
+    return (f'#include "{prelude}"\n{DEVICE_MACROS}#line 1 "{safe}"\n{_rewrite(source)}\n'
             f'#line 1 "andrea_exec_stubs.cpp"\n{_STUBS}\n{stubs}\n')
 
 

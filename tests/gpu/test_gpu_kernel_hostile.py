@@ -92,3 +92,20 @@ def test_a_lost_update_through_atomic_exchange_is_a_race():
     except KernelError as exc:
         found = str(exc)
     assert found is not None and "data race" in found, found
+
+
+def test_a_kernel_cannot_show_the_executor_other_code_than_a_gpu_runs():
+    """cuda_arch_branch.cu: a racy `+=` and a position gradient that keeps the last batch row
+    under `#ifdef __CUDA_ARCH__`, atomicAdd under `#else` (60 / 60 when the executor compiled
+    without __CUDA_ARCH__; executor.build.DEVICE_MACROS)."""
+    sub = load_kernel_submission(HOSTILE / "cuda_arch_branch.cu", backend="cpu")
+    found = None
+    try:
+        for _ in range(3):  # launch shapes: grid 1 (one block), then several blocks
+            gt, gp = sub.embed_backward(np.zeros((2, 20), np.int64),
+                                        np.ones((2, 20, 3), np.float32), 2, 20)
+            if not (np.all(gp == 2) and np.all(gt[0] == 40)):
+                found = "wrong gradient"
+    except KernelError as exc:
+        found = str(exc)
+    assert found is not None, "the executor ran the #else branch"
