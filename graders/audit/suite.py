@@ -49,6 +49,8 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from graders.conformance.submission import SubmissionError, read_submission
+
 from . import mutate as MU
 
 FAST_PROFILE = "dev"          # mutants: 10 examples per check (a bug shows in the first few)
@@ -95,12 +97,22 @@ def resolve_target(arg: str, *, sandbox: str = "auto") -> Target:
         return Target(arg, "kernel" if p.suffix == ".cu" else "python", trusted,
                       {p.name: text}, p.name, None, (p.name,))
     init = p / "__init__.py"
-    if not init.is_file():
+    if not init.is_file() or init.is_symlink():
         raise SuiteAuditError(f"--target {arg}: a folder without __init__.py (give the "
                               "module file itself, or a package)")
-    files = {f.relative_to(p).as_posix(): _read(f) for f in sorted(p.rglob("*.py"))
-             if "__pycache__" not in f.parts and not any(x.startswith(".") for x in
-                                                         f.relative_to(p).parts)}
+    # the folder as the grader reads a submission's (graders/conformance/submission.py): one
+    # walk, its caps, links never followed, hidden folders and __pycache__ left out
+    try:
+        read = read_submission(p)
+    except SubmissionError as exc:
+        raise SuiteAuditError(f"--target {arg}: {exc.what}") from None
+    files = {}
+    for rel, data in sorted(read.files.items()):
+        if rel.endswith(".py"):
+            try:
+                files[rel] = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise SuiteAuditError(f"--target {p / rel}: cannot read it ({exc})") from None
     return Target(arg, "python", trusted, files, "__init__.py", p.name, tuple(files))
 
 

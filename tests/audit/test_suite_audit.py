@@ -135,6 +135,28 @@ def test_bad_arguments_are_one_line_and_exit_2(args, what):
     assert "Traceback" not in p.stderr
 
 
+def test_a_package_target_is_read_as_the_grader_reads_a_folder(tmp_path):
+    """One reading of a folder (graders/conformance/submission.py): a link to a module outside
+    is not followed, hidden folders and __pycache__ are left out, the size cap holds."""
+    secret = tmp_path / "elsewhere" / "answer.py"
+    secret.parent.mkdir()
+    secret.write_text("X = 1\n", encoding="utf-8")
+    pkg = tmp_path / "mine"
+    (pkg / ".git").mkdir(parents=True)
+    (pkg / "__pycache__").mkdir()
+    (pkg / "__init__.py").write_text("from .layer import *\n", encoding="utf-8")
+    (pkg / "layer.py").write_text(CORRECT.read_text(encoding="utf-8"), encoding="utf-8")
+    (pkg / "answer.py").symlink_to(secret)
+    (pkg / ".git" / "hook.py").write_text("X = 2\n", encoding="utf-8")
+    (pkg / "__pycache__" / "layer.py").write_text("X = 3\n", encoding="utf-8")
+    t = S.resolve_target(str(pkg))
+    assert (sorted(t.files), t.entry, t.package) == (["__init__.py", "layer.py"], "__init__.py",
+                                                     "mine")
+    (pkg / "data.py").write_bytes(b"#" * (6 << 20))
+    with pytest.raises(S.SuiteAuditError, match="mine: the submission is larger than 5 MiB"):
+        S.resolve_target(str(pkg))
+
+
 def test_the_cli_writes_a_report_and_applies_min_score(tmp_path):
     out = tmp_path / "r.md"
     p = _cli("--target", "andrea_ref", "--operator", "sqrt", "--format", "markdown",
