@@ -20,6 +20,25 @@ its own with the line numbers of the whole source:
 
 from __future__ import annotations
 
+import re
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(text: str, *, keepends: bool = False) -> list[str]:
+    """`text` split where Python ends a line (``\\n``, ``\\r\\n``, ``\\r``) and nowhere else, as
+    ``str.splitlines`` would with those ends only. ``str.splitlines`` also splits at ``\\x0b``,
+    ``\\x0c``, ``\\x1c``-``\\x1e``, ``\\x85``, U+2028 and U+2029, which Python reads as part of
+    a line: a U+2028 pasted into a comment or a string ran in Jupyter and was a SyntaxError
+    here, the cell's definitions lost (``tests/attacks/notebooks/unicode_line_separator.ipynb``)."""
+    out, start = [], 0
+    for m in _LINE_END.finditer(text):
+        out.append(text[start:m.end() if keepends else m.start()])
+        start = m.end()
+    if start < len(text):
+        out.append(text[start:])
+    return out
+
 
 def format_ranges(ranges) -> str:
     """Cell ranges as the worker reads them from its cells file: ``2-5,7-9``."""
@@ -47,7 +66,7 @@ def run_cells(text: str, filename: str, ranges, namespace: dict, *, keep: int | 
     future_mask = 0
     for feature in __future__.all_feature_names:
         future_mask |= getattr(__future__, feature).compiler_flag
-    lines = text.splitlines(keepends=True)
+    lines = source_lines(text, keepends=True)
     flags, codes = 0, []
     for first, last in ranges:          # every cell compiled first, as one module would be
         chunk = "\n" * (first - 1) + "".join(lines[first - 1:last])

@@ -42,6 +42,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from andrea_runtime.cells import source_lines
 from andrea_runtime.ipython_input import transform_cell
 
 KIT_PACKAGES = ("andrea_ref", "andrea_gpu", "andrea_runtime", "graders", "spec")
@@ -217,7 +218,7 @@ def notebook_source(data: bytes | str, origin: str) -> Source:
         line_map.append((0, 0))
     for number, src in cells:
         # as IPython runs a cell: its common indentation and pasted prompts removed first
-        lines = transform_cell(src).splitlines()
+        lines = source_lines(transform_cell(src))   # Python's line ends only
         top = next((i for i, ln in enumerate(lines) if ln.strip()), None)
         if top is not None and lines[top].lstrip().startswith("%%"):
             head = lines[top]

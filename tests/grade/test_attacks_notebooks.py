@@ -140,3 +140,20 @@ def test_a_line_of_many_triple_quotes_is_read_in_linear_time(tmp_path):
     src = read_source(path)
     used = time.process_time() - before
     assert src.notebook and used < 3, used   # linear: ~0.3 s; quadratic: ~9 s, 20 min at 5 MB
+
+
+@needs_bwrap
+def test_a_line_separator_in_a_comment_or_string_is_part_of_its_line(spec):
+    """unicode_line_separator.ipynb: U+2028 in a comment and a string of the cell that defines
+    norm(); Python runs the cell, the reader split it there (SyntaxError, norm missing)."""
+    from andrea_runtime.cells import run_cells
+    from graders.conformance.sources import read_source
+
+    path = CORPUS / "unicode_line_separator.ipynb"
+    src = read_source(path)
+    namespace: dict = {}
+    assert run_cells(src.text, "hw.ipynb", src.cell_ranges(), namespace) == []   # the kit
+    assert callable(namespace.get("norm"))
+    rep = grade_path(path, spec, select=["vector_norm"], limits=LIMITS, sandbox="bwrap")
+    assert rep["import"]["ok"] and not rep["import"].get("cells"), rep["import"]
+    assert rep["checks"][0]["status"] == "passed"
