@@ -257,3 +257,16 @@ def test_the_gradebook_holds_the_json_format_s_report(spec, tmp_path):
     (text,) = con.execute("SELECT report FROM grades").fetchone()
     assert text == dumps(report.to_dict())
     assert Report.from_dict(json.loads(text)) == report
+
+
+def test_docs_list_the_report_s_fields_in_their_order(spec):
+    """docs/grading.md's table of the report's fields names every field of the JSON form, in
+    its order (a field added to the model without the docs fails here)."""
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "grading.md").read_text("utf-8")
+    table = doc.split("<!-- report fields:", 1)[1].split("<!-- end of report fields -->", 1)[0]
+    named = [name for row in table.splitlines()[3:] if row.startswith("| `")
+             for name in re.findall(r"`([a-z_0-9]+)`", row.split("|")[1])]
+    assert named == list(cases(spec)["buggy"][1]), named
