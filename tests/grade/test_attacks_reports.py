@@ -76,6 +76,7 @@ def test_one_students_words_neither_stop_a_batch_nor_reach_any_output_raw(tmp_pa
     import xml.etree.ElementTree as ET
 
     from graders.grade import batch, formats
+    from graders.grade.report import Report
 
     subs = tmp_path / "subs"
     subs.mkdir()
@@ -101,7 +102,7 @@ def test_one_students_words_neither_stop_a_batch_nor_reach_any_output_raw(tmp_pa
         rep = _strict_json(text)
         _no_raw_controls(text, "gradebook")
         for fmt in formats.FORMATS:
-            rendered = formats.render(rep, fmt)
+            rendered = formats.render(Report.from_dict(rep), fmt)
             _no_raw_controls(rendered, fmt)
             if fmt in ("json", "gradescope"):
                 _strict_json(rendered)
