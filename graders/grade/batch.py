@@ -238,7 +238,7 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
             raise BatchError(str(exc)) from None
     db = Path(db) if db else Path(folder).resolve().parent / "gradebook.sqlite"
     con = open_gradebook(db)
-    spec_sha = spec_digest(spec, profile)
+    spec_sha = spec_digest(spec, profile, select)
     todo, skipped, names, problems = [], 0, [], 0
     sources: dict[str, list[tuple[str, str]]] = {}   # the Python files compared, by submission
     for p in entries:

@@ -72,10 +72,14 @@ def kernel_support() -> tuple[bool, str]:
     return True, ""
 
 
-def spec_digest(spec: Spec, profile: str) -> str:
-    """What a grade depends on besides the submission: spec file, profile, grader version."""
+def spec_digest(spec: Spec, profile: str, select=None) -> str:
+    """What a grade depends on besides the submission: spec file, profile, grader version, and
+    the checks asked for with `--select` (a batch run with `--select vector_norm` to debug kept
+    15 / 15 in the gradebook, and the next full run skipped the submission as graded)."""
     h = hashlib.sha256(Path(spec.path).read_bytes())
     h.update(f"\0{profile}\0{GRADER_VERSION}".encode())
+    if select:
+        h.update(("\0select\0" + "\0".join(sorted(str(s) for s in select))).encode())
     return h.hexdigest()
 
 
@@ -124,6 +128,7 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
     if sub.kind == "kernel":
         limits = kernel_limits(limits)
     early = _launch_early(sub, spec, sandbox, limits)
+    asked = select
     try:
         checks, select = _checks_for(sub, spec, select)
         mode, note = _isolation(sandbox, spec)
@@ -132,7 +137,7 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
         raise
     meta = {
         "submission": sub.name, "sha256": sub.sha256, "module": sub.module, "kind": sub.kind,
-        "spec": spec.name, "spec_sha256": spec_digest(spec, profile), "profile": profile,
+        "spec": spec.name, "spec_sha256": spec_digest(spec, profile, asked), "profile": profile,
         "grader_version": GRADER_VERSION,
         "isolation": {"mode": mode, "note": note},
         "sections": {k: dict(v) for k, v in spec.sections.items()},

@@ -51,6 +51,26 @@ def test_batch_gradebook_csv_histogram_and_skip(folder, spec, tmp_path):
     assert _run(folder, spec, tmp_path, regrade=True).startswith("graded 2, skipped 0")
 
 
+def test_a_run_with_select_never_stands_for_a_full_grade(tmp_path, spec):
+    """A batch run with --select (debugging one check) keeps its rows under its own key: the
+    next run without it grades again instead of skipping (the buggy file kept 15 / 15, full
+    marks on the one check selected, as its grade; third red-team round)."""
+    d = tmp_path / "subs"
+    d.mkdir()
+    shutil.copy(CORRECT.parent / "buggy_student.py", d / "alice.py")
+    kw = dict(jobs=1, db=tmp_path / "gb.sqlite", profile="dev", limits=LIMITS, progress=False,
+              sandbox=SANDBOX)
+    assert batch.run_batch(d, spec, select=["dot_product"], **kw).startswith("graded 1")
+    out = batch.run_batch(d, spec, select=["dot_product", "token_gradient_scatter_add"],
+                          csv_path=tmp_path / "s.csv", **kw)
+    assert out.startswith("graded 1, skipped 0"), out
+    (row,) = csv.DictReader(open(tmp_path / "s.csv"))
+    assert row["token_gradient_scatter_add"] == "failed"
+    assert float(row["score"]) < float(row["max_score"])
+    assert batch.run_batch(d, spec, select=["token_gradient_scatter_add", "dot_product"],
+                           **kw).startswith("graded 0, skipped 1")      # the same selection
+
+
 def test_an_interrupted_batch_keeps_what_was_graded(folder, spec, tmp_path, monkeypatch):
     real = batch.record
     calls = []
