@@ -10,6 +10,8 @@ untrusted code, which tests/grade/test_sandbox.py checks for every attack file),
 """
 from __future__ import annotations
 
+import pytest
+
 from tests.attacks import CORPUS
 
 from .attacking import ROOT
@@ -168,3 +170,26 @@ def test_a_coding_line_naming_a_slow_codec_costs_the_grader_nothing():
     assert resource.getrusage(resource.RUSAGE_SELF).ru_utime - before < 10
     assert text.startswith("# coding: punycode")
     assert source_text(b"# coding: punycode\nx=1\n-") .startswith("# coding")   # small: decoded
+
+
+# The flags' false alarms on honest work (third red-team round). Honest code, so no attack
+# file of tests/attacks/ (whose files must each be classified by test_tamper.py): each case is
+# a line of an ordinary notebook or module.
+HONEST_FLAGGED = {
+    # the notebook idiom for picking up edits of a helper module beside it
+    "reload_helper": "import importlib\nimport embedding_impl\nimportlib.reload(embedding_impl)\n",
+    # a course about parameter counts and memory: the student measures the table's memory
+    "measure_memory": ("import resource\nimport numpy as np\ntable = np.zeros((8449, 768), "
+                       "np.float32)\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known gap (third red-team round): "
+                   "the tamper scan flags importlib.reload of a helper and resource.getrusage "
+                   "in honest notebooks as reaching into the grader ('a submission that can tell "
+                   "it is being graded may behave differently then')")
+@pytest.mark.parametrize("name", sorted(HONEST_FLAGGED))
+def test_honest_notebook_idioms_get_no_tamper_flag(name):
+    from graders.grade.tamper import tamper_flags
+
+    assert tamper_flags([("hw.py", HONEST_FLAGGED[name])]) == []
