@@ -7,8 +7,12 @@
   `--scheduler`), which starts its own isolated worker;
 * the parent records each result in the gradebook the moment it arrives (one transaction per
   submission), so an interrupted batch loses nothing already graded;
-* the key is (sha256 of the submission's files, sha256 of spec + profile + grader version):
-  re-running skips what is graded unless `--regrade`, and an edited submission is graded again.
+* the key is (sha256 of the submission's files, the submission's name, sha256 of spec +
+  profile + grader version + the checks of --select): every student has a row of their own, whose report names their
+  own file only (a report carries its file's name: the reproducers, the import's messages), so
+  identical files handed in under two names are two rows, never one shared row that tells one
+  student the other's name; re-running skips what is graded unless `--regrade`, and an edited
+  submission is graded again.
 
 Tasks carry the submission's bytes and the spec's text, not paths, so Dask workers on other
 machines need only the package installed.
@@ -48,7 +52,7 @@ CREATE TABLE IF NOT EXISTS grades (
     report      TEXT NOT NULL,   -- the whole report, JSON
     graded_at   TEXT NOT NULL,
     seconds     REAL NOT NULL,
-    PRIMARY KEY (sha256, spec_sha256)
+    PRIMARY KEY (sha256, submission, spec_sha256)
 );
 CREATE TABLE IF NOT EXISTS problems (
     submission  TEXT NOT NULL,
@@ -85,22 +89,46 @@ def open_gradebook(path: str | Path) -> sqlite3.Connection:
         con = sqlite3.connect(str(path), timeout=30)
         con.execute("PRAGMA journal_mode=WAL")
         con.executescript(SCHEMA)
+        _upgrade(con)
     except sqlite3.Error as exc:
         raise BatchError(f"{path}: cannot open the gradebook ({exc})") from None
     return con
 
 
-def graded(con: sqlite3.Connection, sha: str, spec_sha: str) -> bool:
-    return con.execute("SELECT 1 FROM grades WHERE sha256=? AND spec_sha256=?",
-                       (sha, spec_sha)).fetchone() is not None
+def _upgrade(con: sqlite3.Connection) -> None:
+    """A gradebook of an earlier version keyed its rows by content alone (identical files
+    shared one row, named after the copy graded last): its rows are kept, each under the name
+    it holds, in a table keyed by content and name, so a copy under another name is graded
+    again, as itself."""
+    keys = [r[1] for r in sorted(con.execute("PRAGMA table_info(grades)"), key=lambda r: r[5])
+            if r[5]]
+    if keys == ["sha256", "submission", "spec_sha256"]:
+        return
+    with con:
+        con.execute("ALTER TABLE grades RENAME TO grades_by_content")
+        con.executescript(SCHEMA)
+        con.execute("INSERT OR REPLACE INTO grades (sha256, spec_sha256, submission, score, "
+                    "max_score, groups, report, graded_at, seconds) SELECT sha256, spec_sha256, "
+                    "submission, score, max_score, groups, report, graded_at, seconds "
+                    "FROM grades_by_content")
+        con.execute("DROP TABLE grades_by_content")
 
 
-def record(con: sqlite3.Connection, report: Report, spec_sha: str) -> None:
-    """Record a report (its JSON form, as --format json writes it) in the gradebook."""
+def graded(con: sqlite3.Connection, sha: str, spec_sha: str, name: str) -> bool:
+    """Whether the gradebook has a grade of these bytes under this name (a row is one
+    student's: another name's row of the same bytes is not this student's grade)."""
+    return con.execute("SELECT 1 FROM grades WHERE sha256=? AND submission=? AND spec_sha256=?",
+                       (sha, name, spec_sha)).fetchone() is not None
+
+
+def record(con: sqlite3.Connection, report: Report, spec_sha: str, *, name: str | None = None,
+           sha: str | None = None) -> None:
+    """Record a report (its JSON form, as --format json writes it) in the gradebook, keyed by
+    `sha` and `name` (the batch's own reading of the submission; by default the report's)."""
     groups = {g.id: g.score for g in report.groups}
     with con:
         con.execute("INSERT OR REPLACE INTO grades VALUES (?,?,?,?,?,?,?,?,?)", (
-            report.sha256, spec_sha, report.submission, report.score,
+            sha or report.sha256, spec_sha, name or report.submission, report.score,
             report.max_score, dumps(groups), dumps(report.to_dict()),
             time.strftime("%Y-%m-%dT%H:%M:%S"), report.execution_time))
 
@@ -255,7 +283,7 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
         names.append((sub.name, sub.sha256))
         if sub.kind == "python" and sub.module:
             sources[sub.name] = python_parts(sub.files, sub.module)
-        if not regrade and graded(con, sub.sha256, spec_sha):
+        if not regrade and graded(con, sub.sha256, spec_sha, sub.name):
             skipped += 1
             continue
         todo.append(_payload(sub, spec, profile, limits, sandbox, select))
@@ -273,8 +301,9 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
             except ReportError as exc:
                 res = {"ok": False, "sha256": payload["submission"].get("digest"),
                        "message": f"the grader task's report is malformed: {exc}"}
+        sub = payload["submission"]
         if report is not None:
-            record(con, report, spec_sha)
+            record(con, report, spec_sha, name=sub["name"], sha=sub.get("digest"))
             done += 1
             left = report.not_run
             if left:
@@ -282,8 +311,7 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
                 note = (f"used up its {limits.total_timeout:g} s budget: {len(left)} check(s) "
                         f"not run ({', '.join(left[:5])}{', ...' if len(left) > 5 else ''})")
         else:
-            sub = payload["submission"]
-            record_problem(con, sub["name"], res.get("sha256"), spec_sha, res.get("message", ""))
+            record_problem(con, sub["name"], sub.get("digest"), spec_sha, res.get("message", ""))
             problems += 1
         bar.advance(payload["submission"]["name"], note)
 
@@ -334,7 +362,8 @@ def scores(con, names, spec_sha, group_ids) -> list[dict]:
         r = None
         if sha is not None:
             r = con.execute("SELECT score, max_score, groups, graded_at, report FROM grades "
-                            "WHERE sha256=? AND spec_sha256=?", (sha, spec_sha)).fetchone()
+                            "WHERE sha256=? AND submission=? AND spec_sha256=?",
+                            (sha, name, spec_sha)).fetchone()
         row = {"submission": name, "sha256": sha, "score": None, "max_score": None,
                "graded_at": None, "report": None}
         if r is not None:
@@ -344,8 +373,11 @@ def scores(con, names, spec_sha, group_ids) -> list[dict]:
             row.update({g: groups.get(g) for g in group_ids})
             row["problem"] = problem_of(row["report"])
         else:
+            # this student's problem with these bytes (none: that they could not be read),
+            # not one of an earlier version of the file
             p = con.execute("SELECT message FROM problems WHERE submission=? AND spec_sha256=? "
-                            "ORDER BY rowid DESC LIMIT 1", (name, spec_sha)).fetchone()
+                            "AND sha256 IS ? ORDER BY rowid DESC LIMIT 1",
+                            (name, spec_sha, sha)).fetchone()
             row["problem"] = problem_of(None, p[0].splitlines()[0][:200] if p and p[0] else None)
         row["checks"] = check_columns(row["report"])
         row["flag_list"] = list(row["report"].flags) if row["report"] is not None else []

@@ -261,10 +261,6 @@ def test_a_folder_named_like_a_report_file_never_gets_the_class_summary(tmp_path
 
 
 @needs_bwrap
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known gap (third red-team "
-                   "round): identical files share one gradebook row, whose report carries the "
-                   "last graded copy's file name in its reproducers; the other student's "
-                   "feedback names that file")
 def test_a_students_feedback_never_names_another_student(tmp_path, spec):
     """shared_row_names.py as alice.py and bob.py: alice's feedback said load_impl('bob.py')."""
     from graders.grade import batch

@@ -1,5 +1,7 @@
 """Batch grading: gradebook, skipping, regrading, CSV, histogram, Dask."""
 import csv
+import json
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -75,8 +77,8 @@ def test_an_interrupted_batch_keeps_what_was_graded(folder, spec, tmp_path, monk
     real = batch.record
     calls = []
 
-    def record_then_interrupt(con, report, spec_sha):
-        real(con, report, spec_sha)
+    def record_then_interrupt(con, report, spec_sha, **key):
+        real(con, report, spec_sha, **key)
         calls.append(report["submission"])
         if len(calls) == 2:
             raise KeyboardInterrupt
@@ -199,3 +201,115 @@ def test_why_a_submission_was_not_graded_is_for_the_teacher_only(tmp_path, spec)
     text = fb.read_text(encoding="utf-8")
     assert Translator("nl")(M.AUTOGRADER_FAILED).split(";")[0] in text.replace("\\", "")
     assert "symbolic link" not in text and "not graded" not in text and "beoordeeld:" not in text
+
+
+# ----------------------------------------------------------------------------- one row each
+def _feedback(out, files, name):
+    return (out / files[name]).read_text(encoding="utf-8")
+
+
+def test_identical_files_get_a_row_and_a_report_of_their_own(tmp_path, spec):
+    """One file (its norm is wrong, so its feedback has a reproducer) handed in as alice.py,
+    Alice.py (the name differs in case only) and bob.py: three gradebook rows, each report and
+    feedback file naming its own file only; a re-run skips all three; bob's edit regrades bob
+    alone and leaves the others' reports as they were; --regrade grades all three again. The
+    copies are flagged to staff (similar_to), as before."""
+    from graders.grade.batch_reports import feedback_files
+
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    subs.mkdir()
+    out.mkdir()
+    names = ("alice.py", "Alice.py", "bob.py")
+    for name in names:
+        shutil.copy(CORPUS / "shared_row_names.py", subs / name)
+
+    def run(**kw):
+        return batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", profile="dev",
+                               limits=LIMITS, sandbox=SANDBOX, select=["vector_norm"],
+                               progress=False, feedback_dir=out / "fb", report_dir=out,
+                               csv_path=out / "s.csv", **kw)
+
+    def reports():
+        con = sqlite3.connect(tmp_path / "gb.sqlite")
+        try:
+            return {n: (sha, json.loads(r)) for n, sha, r in
+                    con.execute("SELECT submission, sha256, report FROM grades")}
+        finally:
+            con.close()
+
+    def each_names_itself():
+        rows = list(csv.DictReader(open(out / "s.csv", encoding="utf-8")))
+        assert sorted(r["submission"] for r in rows) == sorted(names)
+        files = {r["submission"]: r["feedback"] for r in rows}
+        assert len(set(f.lower() for f in files.values())) == 3
+        for me in names:
+            text = _feedback(out / "fb", files, me)
+            assert f"load_impl('{me}')" in text and f"andrea-conform {me} " in text, text
+            assert not [o for o in names if o != me and o in text], (me, text)
+            assert "similar_to" in next(r["flags"] for r in rows if r["submission"] == me)
+        return files
+
+    assert run().startswith("graded 3, skipped 0")
+    first = reports()
+    assert sorted(first) == sorted(names) and len({sha for sha, _ in first.values()}) == 1
+    for me, (_, report) in first.items():
+        assert report["submission"] == me
+        assert all(me in c["reproducer"] for c in report["checks"] if c["reproducer"])
+    files = each_names_itself()
+    assert feedback_files([{"submission": n} for n in names]) == files
+    assert run().startswith("graded 0, skipped 3")           # resume: --db reused
+
+    (subs / "bob.py").write_text((subs / "bob.py").read_text() + "\n# edited\n")
+    assert run().startswith("graded 1, skipped 2")
+    second = reports()
+    assert second["bob.py"][0] != first["bob.py"][0]
+    assert {n: second[n] for n in ("alice.py", "Alice.py")} == \
+        {n: first[n] for n in ("alice.py", "Alice.py")}
+    each_names_itself()
+    assert run(regrade=True).startswith("graded 3, skipped 0")
+    each_names_itself()
+
+
+def test_names_that_differ_by_an_escape_are_two_students(tmp_path, spec):
+    """A name that is not UTF-8 (al\\xffice.py, shown with the escape) and one with that escape
+    written out (a backslash): two rows, two feedback files, each report its own name."""
+    subs, out = tmp_path / "subs", tmp_path / "fb"
+    subs.mkdir()
+    raw = Path(os.fsdecode(os.fsencode(subs) + b"/al\xffice.py"))
+    try:
+        shutil.copy(CORRECT, raw)
+    except (OSError, UnicodeError):
+        pytest.skip("this file system keeps no name that is not UTF-8")
+    shutil.copy(CORRECT, subs / "al\\xffice.py")
+    assert batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", profile="dev",
+                           limits=LIMITS, sandbox=SANDBOX, select=["dot_product"],
+                           progress=False, feedback_dir=out).startswith("graded 2")
+    con = sqlite3.connect(tmp_path / "gb.sqlite")
+    rows = {n: json.loads(r)["submission"] for n, r in
+            con.execute("SELECT submission, report FROM grades")}
+    con.close()
+    assert len(rows) == 2 and all(n == r for n, r in rows.items()), rows
+    assert len(list(out.iterdir())) == 2
+
+
+def test_a_gradebook_keyed_by_content_alone_is_upgraded(tmp_path):
+    """A gradebook of the earlier schema (one row per content, named after the copy graded
+    last) keeps its rows, each under its own name: that name is skipped on a re-run, another
+    name of the same bytes is graded as itself."""
+    db = tmp_path / "old.sqlite"
+    con = sqlite3.connect(db)
+    con.executescript(batch.SCHEMA.replace("PRIMARY KEY (sha256, submission, spec_sha256)",
+                                           "PRIMARY KEY (sha256, spec_sha256)"))
+    con.execute("INSERT INTO grades VALUES ('d1','s','bob.py',1,2,'{}','{}','t',0.5)")
+    con.commit()
+    con.close()
+    for _ in range(2):     # the upgrade, then a gradebook that needs none
+        con = batch.open_gradebook(db)
+        assert batch.graded(con, "d1", "s", "bob.py")
+        assert not batch.graded(con, "d1", "s", "alice.py")
+        keys = [r[1] for r in sorted(con.execute("PRAGMA table_info(grades)"),
+                                     key=lambda r: r[5]) if r[5]]
+        assert keys == ["sha256", "submission", "spec_sha256"]
+        assert {t for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
+                } == {"grades", "problems"}
+        con.close()
