@@ -247,6 +247,8 @@ def test_identical_files_get_a_row_and_a_report_of_their_own(tmp_path, spec):
             assert f"load_impl('{me}')" in text and f"andrea-conform {me} " in text, text
             assert not [o for o in names if o != me and o in text], (me, text)
             assert "similar_to" in next(r["flags"] for r in rows if r["submission"] == me)
+        page = (out / "summary.html").read_text(encoding="utf-8")
+        assert all(f"fb/{f}" in page for f in files.values())    # each row links its own
         return files
 
     assert run().startswith("graded 3, skipped 0")
@@ -268,6 +270,26 @@ def test_identical_files_get_a_row_and_a_report_of_their_own(tmp_path, spec):
     each_names_itself()
     assert run(regrade=True).startswith("graded 3, skipped 0")
     each_names_itself()
+
+
+def test_a_copy_is_graded_as_itself_not_relabelled(tmp_path, spec):
+    """Why identical bytes are graded once per name, not once and relabelled: the file's name
+    reaches its own code (``__file__``, tracebacks), which can write it in a form no relabelling
+    finds (here reversed, in its import output, which the report keeps). Each row's report
+    holds its own name only."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    text = ('import os as _os\nprint("I am", _os.path.basename(__file__)[::-1])\n'
+            + CORRECT.read_text(encoding="utf-8"))
+    for name in ("alice.py", "bob.py"):
+        (subs / name).write_text(text, encoding="utf-8")
+    batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", profile="dev",
+                    limits=LIMITS, sandbox=SANDBOX, select=["dot_product"], progress=False)
+    con = sqlite3.connect(tmp_path / "gb.sqlite")
+    rows = dict(con.execute("SELECT submission, report FROM grades"))
+    con.close()
+    assert "yp.ecila" in rows["alice.py"] and "yp.bob" not in rows["alice.py"]
+    assert "yp.bob" in rows["bob.py"] and "ecila" not in rows["bob.py"]
 
 
 def test_names_that_differ_by_an_escape_are_two_students(tmp_path, spec):
