@@ -16,6 +16,8 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from graders.grade import messages as M
 from graders.grade.grading import load_submission
 from tests.attacks import CORPUS
@@ -156,4 +158,26 @@ def test_a_line_separator_in_a_comment_or_string_is_part_of_its_line(spec):
     assert callable(namespace.get("norm"))
     rep = grade_path(path, spec, select=["vector_norm"], limits=LIMITS, sandbox="bwrap")
     assert rep["import"]["ok"] and not rep["import"].get("cells"), rep["import"]
+    assert rep["checks"][0]["status"] == "passed"
+
+
+@needs_bwrap
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known gap (third red-team round): "
+                   "the worker runs in /sandbox/work, an empty folder, not the notebook's own "
+                   "folder as Jupyter does: a cell reading a file handed in beside the notebook "
+                   "raises FileNotFoundError (the kit passes when run from that folder)")
+def test_a_notebook_reads_the_files_beside_it_as_in_jupyter(tmp_path, spec):
+    """An honest folder hand-in: hw.ipynb reads scale.txt beside it (Jupyter's working folder
+    is the notebook's), then defines the functions in the same cell."""
+    import nbformat
+
+    d = tmp_path / "hw"
+    d.mkdir()
+    (d / "scale.txt").write_text("0.5\n")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("with open('scale.txt') as f:\n    SCALE = float(f.read())"
+                                          "\n" + CORRECT.read_text())]
+    nbformat.write(nb, d / "hw.ipynb")
+    rep = grade_path(d, spec, select=["vector_norm"], limits=LIMITS, sandbox="bwrap")
+    assert not rep["import"].get("cells"), rep["import"]
     assert rep["checks"][0]["status"] == "passed"
