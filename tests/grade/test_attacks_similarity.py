@@ -10,11 +10,15 @@ untrusted code, which tests/grade/test_sandbox.py checks for every attack file),
 """
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from tests.attacks import CORPUS
 
 from .attacking import ROOT
+from .conftest import LIMITS, grade_path, needs_bwrap
 
 
 def test_a_huge_module_is_fingerprinted_whole_in_linear_time():
@@ -193,3 +197,39 @@ def test_honest_notebook_idioms_get_no_tamper_flag(name):
     from graders.grade.tamper import tamper_flags
 
     assert tamper_flags([("hw.py", HONEST_FLAGGED[name])]) == []
+
+
+def _compiled_reference(folder: Path) -> None:
+    """fastpath.pyc: the reference's embedding and vectors modules and its argument checks,
+    joined into one module and compiled for this Python (compiled_copy.py's folder)."""
+    import py_compile
+
+    def body(path: Path) -> str:
+        return path.read_text().replace("from andrea_runtime import validate", "").replace(
+            "from __future__ import annotations", "")
+
+    src = ("from __future__ import annotations\nimport types as _types\n"
+           + body(ROOT / "andrea_runtime" / "validate.py")
+           + "\nvalidate = _types.SimpleNamespace(**{k: v for k, v in dict(globals()).items() "
+             "if callable(v) and not k.startswith('_')})\n"
+           + body(ROOT / "andrea_ref" / "embedding.py") + "\n"
+           + body(ROOT / "andrea_ref" / "vectors.py"))
+    (folder / "fastpath_src.py").write_text(src)
+    py_compile.compile(str(folder / "fastpath_src.py"), cfile=str(folder / "fastpath.pyc"),
+                       doraise=True)
+    (folder / "fastpath_src.py").unlink()
+
+
+@needs_bwrap
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known gap (third red-team round): "
+                   "the reference compiled to a .pyc and loaded with SourcelessFileLoader scores "
+                   "full marks with no flag (copy detection and the tamper scan read source only)")
+def test_a_reference_copy_handed_in_as_bytecode_is_flagged(tmp_path, spec):
+    d = tmp_path / "hw"
+    d.mkdir()
+    _compiled_reference(d)
+    shutil.copy(CORPUS / "compiled_copy.py", d / "submission.py")
+    rep = grade_path(d, spec, select=["lookup_selects_row", "vector_norm"], limits=LIMITS,
+                     sandbox="bwrap")
+    assert [c["status"] for c in rep["checks"]] == ["passed", "passed"]   # the copy runs
+    assert {f["kind"] for f in rep["flags"]} & {"reference_copy", "grader_tamper"}, rep["flags"]
