@@ -41,7 +41,7 @@ from .report import Flag, Report, ReportError
 from .similarity import PAIR_THRESHOLD, python_parts, similar_pairs
 from .sandbox import IsolationUnavailable, Limits, choose_mode
 
-SCHEMA = """
+GRADES_TABLE = """
 CREATE TABLE IF NOT EXISTS grades (
     sha256      TEXT NOT NULL,
     spec_sha256 TEXT NOT NULL,
@@ -53,7 +53,8 @@ CREATE TABLE IF NOT EXISTS grades (
     graded_at   TEXT NOT NULL,
     seconds     REAL NOT NULL,
     PRIMARY KEY (sha256, submission, spec_sha256)
-);
+)"""
+SCHEMA = GRADES_TABLE + """;
 CREATE TABLE IF NOT EXISTS problems (
     submission  TEXT NOT NULL,
     sha256      TEXT,
@@ -104,14 +105,19 @@ def _upgrade(con: sqlite3.Connection) -> None:
             if r[5]]
     if keys == ["sha256", "submission", "spec_sha256"]:
         return
-    with con:
+    con.execute("BEGIN IMMEDIATE")              # one transaction: all of it, or nothing
+    try:
         con.execute("ALTER TABLE grades RENAME TO grades_by_content")
-        con.executescript(SCHEMA)
+        con.execute(GRADES_TABLE)
         con.execute("INSERT OR REPLACE INTO grades (sha256, spec_sha256, submission, score, "
                     "max_score, groups, report, graded_at, seconds) SELECT sha256, spec_sha256, "
                     "submission, score, max_score, groups, report, graded_at, seconds "
                     "FROM grades_by_content")
         con.execute("DROP TABLE grades_by_content")
+    except BaseException:
+        con.rollback()
+        raise
+    con.commit()
 
 
 def graded(con: sqlite3.Connection, sha: str, spec_sha: str, name: str) -> bool:

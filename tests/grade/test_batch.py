@@ -335,3 +335,22 @@ def test_a_gradebook_keyed_by_content_alone_is_upgraded(tmp_path):
         assert {t for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
                 } == {"grades", "problems"}
         con.close()
+
+
+def test_a_gradebook_that_cannot_be_upgraded_is_left_as_it_was(tmp_path):
+    """An old table without a column the upgrade copies: one line naming the gradebook, and
+    the upgrade undone whole (no half-renamed table)."""
+    db = tmp_path / "odd.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE grades (sha256 TEXT, spec_sha256 TEXT, submission TEXT, "
+                "PRIMARY KEY (sha256, spec_sha256))")
+    con.execute("INSERT INTO grades VALUES ('d1', 's', 'bob.py')")
+    con.commit()
+    con.close()
+    with pytest.raises(batch.BatchError, match="odd.sqlite: cannot open the gradebook"):
+        batch.open_gradebook(db)
+    con = sqlite3.connect(db)
+    assert {t for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            } == {"grades", "problems"}
+    assert con.execute("SELECT * FROM grades").fetchall() == [("d1", "s", "bob.py")]
+    con.close()
