@@ -106,6 +106,7 @@ NOT_REACHING = {
     "huge_results.py": "returns results as large as a reply may be",
     "unicode_line_separator.ipynb": "a line separator for the grader's notebook reader",
     "compiled_copy.py": "loads its code from bytecode (not flagged: the gap it shows)",
+    "rng_not_advanced.py": "draws from a copy of its Generator",
     "notebook_cell_shapes.ipynb": "a notebook that cannot be read (no module)",
     "slow_calls.py": "timing",
     "threads_left_running.py": "threads that touch its own arguments after the call",
