@@ -773,6 +773,37 @@ def make_generator(state) -> np.random.Generator:
 
 # ----------------------------------------------------------------------------- frames
 # made once: json.dumps builds a new encoder on every call that passes options
+def values_in(value, stop: int | None = None) -> int:
+    """The values `value` holds, as a contract's result is sized: an array's elements (as
+    8-byte numbers when its elements are wider, such as long strings), one per number and per
+    list, tuple or dict with the items it holds, a str or bytes value one per 8 characters.
+    Counting stops once past `stop` (a list that holds itself ends too)."""
+    total, todo, plain = 0, [value], (int, float, bool, type(None))
+    while todo:
+        v = todo.pop()
+        if isinstance(v, np.ndarray):
+            total += max(int(v.size), -(-int(v.nbytes) // 8))
+        elif isinstance(v, (str, bytes, bytearray)):
+            total += max(1, -(-len(v) // 8))
+        else:
+            total += 1
+            if isinstance(v, (list, tuple)):
+                nested = [x for x in v if type(x) not in plain]   # numbers: counted at once
+                total += len(v) - len(nested)
+                todo += nested
+            elif isinstance(v, dict):
+                todo += v.keys()
+                todo += v.values()
+        if stop is not None and total > stop:
+            break
+    return total
+
+
+def frame_size(parts: list) -> int:
+    """The bytes of a frame as :func:`pack` returns it (its length prefix included)."""
+    return sum(len(p) for p in parts)
+
+
 _JSON = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
 

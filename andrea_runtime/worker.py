@@ -14,6 +14,12 @@ Then every ``{"op": "call", "fn": name, "args": [...], "kwargs": [[k, v], ...]}`
     {"ok": value, "mutated": [index or name, ...], "rngs": [[index, state], ...]}
     {"exc": {"type": "IndexError", "bases": ["IndexError", "LookupError", ...], "msg": "..."}}
     {"fault": "forbidden" | "memory" | "crash" | "result", "msg": "..."}
+    {"big": {"values": n, "bytes": n}}
+
+A request may carry ``"limit": {"values": n, "bytes": n}``, how large a result the contract
+allows for its arguments (``graders/conformance/results.py``): a result holding more values,
+or whose reply would be longer, is answered ``big`` with its size alone, and the grader never
+reads a longer reply.
 
 Large argument arrays the grader marks ``keep`` are kept (read-only, private) between calls and
 later stand for ``ndref`` keys; every call gets its own fresh copy (protocol.py). With
@@ -371,9 +377,14 @@ class _Channel:
         self.req = os.fdopen(req_fd, "rb", buffering=1 << 16)
         self.resp_fd = resp_fd
 
-    def send(self, header: dict, blobs=()) -> None:
-        """One frame, written with one writev where the pipe takes it all."""
-        parts = [memoryview(p).cast("B") for p in self.P.pack(header, list(blobs)) if len(p)]
+    def send(self, header: dict, blobs=(), limit: int | None = None, values: int = 0) -> None:
+        """One frame, written with one writev where the pipe takes it all; a reply longer than
+        `limit` bytes is sent as its size alone (``big``, with the `values` it held)."""
+        packed = self.P.pack(header, list(blobs))
+        if limit is not None and self.P.frame_size(packed) > limit:
+            packed = self.P.pack({"big": {"values": values,
+                                          "bytes": self.P.frame_size(packed)}}, [])
+        parts = [memoryview(p).cast("B") for p in packed if len(p)]
         try:
             while parts:
                 self.P.drop_written(parts, os.writev(self.resp_fd, parts[:512]))
@@ -550,8 +561,11 @@ def _serve_call(P, module, header, blobs, send, refuse, kept=None, arena=None, S
     del cow
     shared_ref = weakref.ref(shared) if shared is not None else None
     del shared
+    limit = _limit(header.get("limit"))
+    sized = {}
     if reply is None:
-        reply = _call(P, S, module, fn_name, args, kwargs, pristine, send, refuse)
+        reply = _call(P, S, module, fn_name, args, kwargs, pristine, send, refuse, limit[0],
+                      sized)
         del args, kwargs
     del pristine
     held = shared_ref() if shared_ref is not None else None
@@ -566,12 +580,25 @@ def _serve_call(P, module, header, blobs, send, refuse, kept=None, arena=None, S
         if private is not None:
             P.detach(private)
         del private
-    send(*reply)
+    if "ok" in reply[0]:
+        send(*reply, limit=limit[1], values=sized.get("values", 0))
+    else:
+        send(*reply)
 
 
-def _call(P, S, module, fn_name, args, kwargs, pristine, send, refuse) -> tuple:
+def _limit(said) -> tuple:
+    """(values, bytes) a result may take, from the request's ``limit`` (None: no bound)."""
+    said = said if isinstance(said, dict) else {}
+    return tuple(said.get(k) if type(said.get(k)) is int and said.get(k) >= 0 else None
+                 for k in ("values", "bytes"))
+
+
+def _call(P, S, module, fn_name, args, kwargs, pristine, send, refuse, max_values=None,
+          sized=None) -> tuple:
     """Call the submission; the reply (header, blobs) to send. `send` is used only just
-    before the worker exits (sys.exit, KeyboardInterrupt). `S`: andrea_runtime.snapshot."""
+    before the worker exits (sys.exit, KeyboardInterrupt). `S`: andrea_runtime.snapshot.
+    A result of more than `max_values` values is answered with its size alone (``big``),
+    before it is encoded; `sized` gets the values counted."""
     import numpy as np
 
     # A kept array's copy is compared with the kept array itself after the call (no copy
@@ -600,6 +627,12 @@ def _call(P, S, module, fn_name, args, kwargs, pristine, send, refuse) -> tuple:
         return {"fault": "forbidden", "msg": refuse.attempts[seen]}, ()
     out_blobs: list = []
     try:
+        if max_values is not None:
+            n = P.values_in(result, stop=max(8 * max_values, 1 << 24))
+            if sized is not None:
+                sized["values"] = n
+            if n > max_values:
+                return {"big": {"values": n}}, ()
         value = P.encode(result, out_blobs, objects=False)
         mutated, rngs = [], []
         for key, a in list(enumerate(args)) + list(kwargs.items()):

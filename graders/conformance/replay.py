@@ -44,6 +44,7 @@ import functools
 import hashlib
 import json
 import sys
+import traceback
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -305,13 +306,47 @@ def _seed_of(test: Callable) -> int:
     return _SEEDS[key]
 
 
+def forget_locals(exc: BaseException | None) -> None:
+    """Drop the local variables of the finished frames in `exc`'s traceback (and in those of
+    the exceptions it chains or groups): a failure is kept as its message, its bounded fields
+    and where it happened, never as the values the failing call returned. Hypothesis keeps a
+    failing example's exception while it shrinks and reports, and each of its frames held a
+    result (a submission answering every call with 376 MB kept gigabytes alive)."""
+    todo, seen = [exc], set()
+    while todo and len(seen) < 64:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if e.__traceback__ is not None:
+            traceback.clear_frames(e.__traceback__)   # an executing frame is left as it is
+        for attr in ("returned",):   # what a violation carried for the runner
+            if attr in vars(e):
+                delattr(e, attr)
+        todo += [e.__cause__, e.__context__, *(getattr(e, "exceptions", None) or ())]
+
+
+def _forgetting(test: Callable) -> Callable:
+    """`test`, whose failures keep no local variable of its frames (:func:`forget_locals`)."""
+
+    @functools.wraps(test)
+    def body(*args, **kwargs):
+        try:
+            return test(*args, **kwargs)
+        except BaseException as exc:
+            forget_locals(exc)
+            raise
+
+    return body
+
+
 def given(**strategies: st.SearchStrategy) -> Callable:
     """``hypothesis.given`` (keyword strategies only) whose draws a pool process keeps and
     replays (see the module's docstring). Outside :func:`enable` it is Hypothesis's own."""
 
     def decorate(test: Callable) -> Callable:
         # Hypothesis binds the settings in force here (the profile) to the test.
-        wrapped = hypothesis.given(**strategies)(test)
+        wrapped = hypothesis.given(**strategies)(_forgetting(test))
         if not _enabled:
             return wrapped
         settings = hypothesis.settings.default

@@ -27,7 +27,7 @@ from andrea_runtime.cells import run_cells
 from andrea_runtime.snapshot import differs, private
 from spec import Spec
 
-from . import replay
+from . import replay, results
 from .assertions import call_repr, mutation, seed_of
 from .faults import ImplementationFault
 from .outcome import Cause, FaultKind, Status
@@ -393,11 +393,21 @@ class _Recorder:
             except ConformanceError as exc:
                 if not hasattr(exc, "returned"):
                     raise
-                return self._mutated(exc, exc.returned)   # reported by the grader's proxy
+                # reported by the grader's proxy; the violation does not keep the result
+                return self._mutated(exc, vars(exc).pop("returned"))
             except Exception as exc:
                 exc._andrea_raised_by_impl = name  # the implementation's, not the check's
                 raise
             if copies:
+                # the grader's proxy judged the size before reading the reply; here it is
+                # judged before any check looks at the result (results.py)
+                want = results.expected_values(name, args, kwargs)
+                allowed = results.allowed_values(want)
+                if allowed is not None:
+                    got = results.count_values(result, stop=max(8 * allowed, 1 << 24))
+                    if got > allowed:
+                        del result, given
+                        raise results.too_large(name, got, want)
                 changed = [i for i, (a, b) in enumerate(zip(args, given[0])) if differs(a, b)]
                 changed += [k for k, v in kwargs.items() if differs(v, given[1][k])]
                 if changed:
@@ -614,10 +624,12 @@ def run_check(check: Check, impl, spec: Spec, *, target: str = "impl",
     except ImplementationFault as exc:
         _fault(result, exc)
         result.example = _last_call(recorder)   # the call that hung, crashed, ...
+        replay.forget_locals(exc)
     except Exception as exc:  # noqa: BLE001 - sorted into the causes below
         _classify(result, exc, recorder)
         if result.status == FAILED:
             result.reproducer = reproducer(target, recorder, spec, check, result.example)
+        replay.forget_locals(exc)   # the result keeps text: no value outlives its check
     finally:
         result.duration_s = time.perf_counter() - start
     return result

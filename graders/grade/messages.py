@@ -77,6 +77,8 @@ AUTOGRADER_FAILED = ("The autograder could not grade this submission; this is no
 # {detail} of "{function}() could not answer: {detail}")
 FAULT_TIMEOUT = "{what} did not finish within {seconds} s (an endless loop, or far too slow)"
 FAULT_REPLY_TOO_LARGE = "{what} sent back more than {mib} MiB"
+FAULT_REPLY_OVER_BOUND = ("{what}: the worker sent a reply of {got} bytes, more than any result "
+                          "for these arguments can take ({limit} bytes)")
 FAULT_MALFORMED_REPLY = "{what}: the worker sent a malformed reply ({error})"
 FAULT_OUTPUT = "{what} printed more than {limit} bytes of output"
 FAULT_CPU = "{what}: the worker used up its CPU time limit"

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from andrea_runtime import protocol as P
+from graders.conformance import results as R
 from graders.conformance.assertions import mutation
 from graders.conformance.faults import (CallTimeout, ForbiddenImport, ImplementationFault,
                                         OutputFlood, ResourceExhausted, WorkerCrashed)
@@ -196,6 +197,7 @@ class _Reply:
 
     def __init__(self, limit: int):
         self.limit = limit
+        self.cap = limit      # the reply cap (`limit` may be one call's smaller bound)
         self.head = bytearray()
         self.body: bytearray | None = None
         self.size = 0     # the body's declared length (the buffer may hold a first part)
@@ -306,19 +308,26 @@ class Worker:
                     pass
 
     # ------------------------------------------------------------------ exchange
-    def exchange(self, frame: list | None, timeout: float, what: str):
+    def exchange(self, frame: list | None, timeout: float, what: str,
+                 limit: int | None = None):
         """Send `frame` (buffers from protocol.pack, if any) and wait for one reply frame.
 
         The request is written with as few system calls as the pipe allows (one ``writev`` for
         a small one, before waiting at all), and a small reply is read in one ``read``, so a
         round trip wakes each side once. The worker writes the submission's output before its
         reply, so the poll that finds the reply also finds any output: the output pipe is read
-        only when that poll says it holds some (or when no poll was made)."""
+        only when that poll says it holds some (or when no poll was made).
+
+        `limit`: the longest reply this call's result can take (``results.reply_bytes``); a
+        longer one is not read (the worker answers a larger result with its size alone, so
+        only a worker that does not follow the protocol sends one)."""
         deadline = time.monotonic() + timeout
         if frame:
             self.output_at_start = self.output.total
         parts = [memoryview(p).cast("B") for p in (frame or []) if len(p)]
-        reply = _Reply(self.limits.max_message_mb * 1024 * 1024)
+        cap = self.limits.max_message_mb * 1024 * 1024
+        reply = _Reply(cap if limit is None else min(cap, limit))
+        reply.cap = cap
         if parts:
             self._send_some(parts)
         if self._pending and self._take_pending(reply, what):
@@ -411,6 +420,9 @@ class Worker:
         n = P.frame_length(reply.head)
         if n > reply.limit:
             self.kill()
+            if reply.limit < reply.cap:    # this call's bound, not the reply cap
+                raise ResourceExhausted.said(M.FAULT_REPLY_OVER_BOUND, what=what, got=n,
+                                             limit=reply.limit)
             raise ResourceExhausted.said(M.FAULT_REPLY_TOO_LARGE, what=what,
                                          mib=reply.limit >> 20)
         reply.start(n)
@@ -702,9 +714,15 @@ class SubmissionProxy:
             # the worker does to its copies, the caller's arguments stay as they were. Large
             # arrays the worker already holds (same bytes as the grader's private copy) are
             # sent as their key; the worker still gives the call a fresh copy.
-            frame = self._request(worker.keeper, name, args, kwargs)
+            # The result's size is judged before it is read: the contract fixes how many
+            # values it holds for these arguments (results.py); the worker answers a larger
+            # one with its size alone, and a longer reply is never read.
+            want = R.expected_values(name, args, kwargs)
+            allowed = R.allowed_values(want)
+            frame = self._request(worker.keeper, name, args, kwargs, allowed)
             timeout = min(self._limits.call_timeout, self._left("total"), self._left("check"))
-            reply, rblobs = worker.exchange(frame, max(timeout, 0.01), what)
+            reply, rblobs = worker.exchange(frame, max(timeout, 0.01), what,
+                                            limit=R.reply_bytes(allowed))
         except ImplementationFault as exc:
             if isinstance(exc, CallTimeout):
                 self._timeouts[name] = self._timeouts.get(name, 0) + 1
@@ -721,6 +739,11 @@ class SubmissionProxy:
             raise fault
         if "exc" in reply:
             raise rebuild_exception(reply["exc"] if isinstance(reply["exc"], dict) else {})
+        if "big" in reply and want is not None:   # never read: its size is the verdict
+            self._mutated(worker.keeper, None)     # (the call region lets go of the arguments)
+            said = reply["big"].get("values") if isinstance(reply["big"], dict) else None
+            got = said if type(said) is int and said > allowed else allowed + 1
+            raise R.too_large(name, got, want)
         try:
             value = P.decode(reply.get("ok"), rblobs, untrusted=True)
             self._advance_generators(args, kwargs, reply, rblobs)
@@ -744,7 +767,8 @@ class SubmissionProxy:
         return out
 
     @staticmethod
-    def _request(keeper: P.ArrayKeeper, name: str, args: tuple, kwargs: dict) -> list:
+    def _request(keeper: P.ArrayKeeper, name: str, args: tuple, kwargs: dict,
+                 allowed: int | None = None) -> list:
         blobs: list = []
         region = keeper.region
         try:
@@ -771,6 +795,8 @@ class SubmissionProxy:
                 region.reset()
             raise
         header["forget"] = keeper.take_forget()
+        if allowed is not None:
+            header["limit"] = {"values": allowed, "bytes": R.reply_bytes(allowed)}
         return P.pack(header, blobs)
 
     def _may_call(self, name: str, what: str) -> None:

@@ -151,25 +151,109 @@ def test_a_reply_naming_one_blob_many_times_is_malformed(spec):
     got = {c["id"]: (c["status"], c["message"]) for c in rep["checks"]}
     assert got["vector_norm"][0] == "passed", got
     for cid in ("dot_product", "lookup_selects_row"):
-        assert got[cid][0] == "error" and "malformed reply" in got[cid][1], got[cid]
+        # refused as malformed (decoded: a blob named twice), or before it is read at all:
+        # 16 MiB is more than any result of these calls can take (results.py)
+        assert got[cid][0] == "error" and ("malformed reply" in got[cid][1] or "more than any "
+                                           "result for these arguments can take" in got[cid][1]
+                                           ), got[cid]
 
 
-@needs_bwrap
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known gap (third red-team round): "
-                   "a failing check keeps each 376 MB result alive (Hypothesis' failure "
-                   "tracebacks, the failure's shown values) and converts it before judging its "
-                   "shape: three lookup checks took the grader to 5 GB")
-def test_results_as_large_as_a_reply_keep_the_grader_under_its_memory_target():
-    """huge_results.py: lookup returns 376 MB of zeros for every call (7.5 GB for the whole
-    grade)."""
-    hwm, out = vm_hwm_mib(
+def _grade_hwm(name: str, select: list[str] | None) -> tuple[float, str]:
+    """The grader's peak resident memory (MiB) grading attack `name`, and what it printed:
+    each check as one line ``CHECK id status message``."""
+    return vm_hwm_mib(
         "from graders.grade.grading import grade, load_submission\n"
         "from spec import load_spec\n"
         "from tests.helpers import fast_limits\n"
         "from tests.attacks import CORPUS\n"
-        "rep = grade(load_submission(CORPUS / 'huge_results.py'), load_spec(), profile='dev',\n"
-        "            limits=fast_limits(), sandbox='bwrap', select=['lookup_selects_row',\n"
-        "            'lookup_is_onehot_product', 'lookup_permutation_equivariant'])\n"
-        "print('STATUS', sorted({c['status'] for c in rep['checks']}))\n")
-    assert "STATUS ['failed']" in out or "STATUS ['error', 'failed']" in out, out[-2000:]
+        f"rep = grade(load_submission(CORPUS / {name!r}), load_spec(), profile='dev',\n"
+        f"            limits=fast_limits(), sandbox='bwrap', select={select!r})\n"
+        "rep = rep.to_dict() if hasattr(rep, 'to_dict') else rep\n"
+        "for c in rep['checks']:\n"
+        "    print('CHECK', c['id'], c['status'], ' '.join(c['message'].split()))\n")
+
+
+def _checks(out: str) -> dict[str, tuple[str, str]]:
+    return {line.split()[1]: (line.split()[2], line.split(" ", 3)[3])
+            for line in out.splitlines() if line.startswith("CHECK ")}
+
+
+LOOKUP_CHECKS = ["lookup_selects_row", "lookup_is_onehot_product",
+                 "lookup_permutation_equivariant"]
+
+
+@needs_bwrap
+def test_results_as_large_as_a_reply_keep_the_grader_under_its_memory_target():
+    """huge_results.py: lookup returns 376 MB of zeros for every call (5.0 GB of grader memory
+    for these three checks, 7.5 GB for the whole grade, before results were sized by the
+    contract before they are read: results.py)."""
+    hwm, out = _grade_hwm("huge_results.py", LOOKUP_CHECKS)
+    got = _checks(out)
+    assert sorted(got) == sorted(LOOKUP_CHECKS), out[-2000:]
+    for cid, (status, message) in got.items():
+        assert status == "failed" and "lookup() returned 47000000 values where" in message, (
+            cid, status, message)
+    assert hwm < 400, hwm       # 5009 MiB before
+
+
+# one check of each contract function (the counts, init, lookup, embed, backward, vectors,
+# the optional encodings)
+EVERY_FUNCTION = ["token_table_params", "position_table_params", "embedding_layer_params",
+                  "init_shape_and_dtype", "init_size_errors", "lookup_selects_row",
+                  "out_of_range_ids", "embed_adds_position_rows", "token_gradient_scatter_add",
+                  "dot_product", "vector_norm", "dot_is_norms_times_cosine",
+                  "sinusoidal_fixed_bounded_any_position", "rope_preserves_norms"]
+
+
+@needs_bwrap
+def test_every_function_answering_with_a_whole_reply_is_refused_before_it_is_read():
+    """huge_results_everywhere.py: every contract function returns 376 MB of zeros."""
+    hwm, out = _grade_hwm("huge_results_everywhere.py", EVERY_FUNCTION)
+    got = _checks(out)
+    assert sorted(got) == sorted(EVERY_FUNCTION), out[-2000:]
+    for cid, (status, message) in got.items():
+        assert status == "failed" and "returned 47000000 values where" in message, (
+            cid, status, message)
+    assert hwm < 400, hwm
+
+
+@needs_bwrap
+def test_results_just_inside_the_bound_keep_the_grader_under_its_memory_target():
+    """results_at_the_bound.py: every result is as large as the bound lets through (twice the
+    contract's values and 4096 more, float64): read, judged on its shape, and not kept."""
+    select = ["init_shape_and_dtype", "init_mean_and_std", "lookup_selects_row",
+              "spec_sizes_accepted", "embed_adds_position_rows", "token_gradient_scatter_add",
+              "position_gradient_batch_sum", "sinusoidal_fixed_bounded_any_position",
+              "rope_preserves_norms", "vector_norm"]
+    hwm, out = _grade_hwm("results_at_the_bound.py", select)
+    got = _checks(out)
+    assert got.pop("vector_norm")[0] == "passed", out[-2000:]
+    assert sorted(got) == sorted(set(select) - {"vector_norm"}), out[-2000:]
+    for cid, (status, message) in got.items():
+        assert status == "failed" and "values where" not in message, (cid, status, message)
     assert hwm < 1536, hwm
+
+
+@needs_bwrap
+def test_results_as_huge_lists_are_sized_as_arrays_are():
+    """huge_list_results.py: a million Python floats (16 MiB of JSON) for every call."""
+    hwm, out = _grade_hwm("huge_list_results.py", ["lookup_selects_row", "spec_sizes_accepted",
+                                                   "embed_adds_position_rows", "vector_norm"])
+    got = _checks(out)
+    assert got.pop("vector_norm")[0] == "passed", out[-2000:]
+    for cid, (status, message) in got.items():
+        assert status == "failed" and "returned 1052673 values where" in message, (
+            cid, status, message)
+    assert hwm < 400, hwm
+
+
+@needs_bwrap
+def test_a_reply_longer_than_the_calls_bound_is_not_read():
+    """reply_past_the_bound.py: the submission writes its own frame of 300 MiB for a lookup."""
+    hwm, out = _grade_hwm("reply_past_the_bound.py", ["lookup_selects_row", "vector_norm"])
+    got = _checks(out)
+    assert got["vector_norm"][0] == "passed", out[-2000:]
+    status, message = got["lookup_selects_row"]
+    assert status == "error" and "more than any result for these arguments can take" in message, (
+        status, message)
+    assert hwm < 400, hwm

@@ -84,6 +84,7 @@ REACHING = {
     "forged_import_error.py": {"process"},
     "forged_reply.py": {"process"},
     "frame_lies.py": {"process"},
+    "reply_past_the_bound.py": {"process"},                 # writes its own frame on the pipe
     "stdout_frames.py": {"process"},
     "hidden_crash.py": {"process"},                         # os._exit in every call
     "fill_storage.py": {"grader_name"},                     # writes into /sandbox/runtime
@@ -97,6 +98,10 @@ NOT_REACHING = {
     "see_kit.py": "lists a folder of the file system (what the sandbox shows)",
     "site_symlinks.md": "not a submission",
     "huge_values.py": "returns huge values",
+    "huge_results.py": "returns huge results",
+    "huge_results_everywhere.py": "returns huge results from every function",
+    "huge_list_results.py": "returns huge nested lists",
+    "results_at_the_bound.py": "returns results as large as the contract's bound",
     "parse_bomb_helper.py": "a large module for the grader's parsers",
     "many_cells.ipynb": "a notebook for the grader's notebook reader",
     "notebook_backtracking.py": "a long line for the grader's notebook rules",

@@ -20,12 +20,13 @@ def _lookup(impl, table, ids, *, exact_type=False):
                     exact_type=exact_type), call
 
 
-def _values(out, dtype):
+def _values(out, dtype, want):
     """`out` in the table's dtype when it is another float type: only EMB-DTYPE-01 (checked by
     lookup_shape_and_dtype) is about the dtype; a float32 row widened to float64 and back keeps
-    every bit (NaN, -0.0, inf and subnormals included)."""
-    if out.dtype != dtype and out.dtype.kind == "f" and np.dtype(dtype).kind == "f" \
-            and out.dtype.itemsize > np.dtype(dtype).itemsize:
+    every bit (NaN, -0.0, inf and subnormals included). Only a result of the expected shape
+    `want` is converted: the shape is judged first, and a wrong one is never copied."""
+    if out.shape == tuple(want) and out.dtype != dtype and out.dtype.kind == "f" \
+            and np.dtype(dtype).kind == "f" and out.dtype.itemsize > np.dtype(dtype).itemsize:
         return out.astype(dtype)
     return out
 
@@ -41,7 +42,8 @@ def _right_when_small(impl, spec) -> bool:
         except Exception:  # noqa: BLE001 - wrong at a small size: not a real-size bug
             return False
         if not (isinstance(out, np.ndarray) and out.dtype.kind == "f"
-                and np.array_equal(_values(out, table.dtype), table[ids])):
+                and np.array_equal(_values(out, table.dtype, ids.shape + table.shape[1:]),
+                                   table[ids])):
             return False
     return True
 
@@ -66,7 +68,8 @@ def lookup_selects_row(impl, spec):
         ids = data.draw(S.ids(table.shape[0], shape), label="token_ids")
         out, call = _lookup(impl, table, ids)
         out = in_shape(out, ids.shape + table.shape[1:])   # the shape is EMB-LOOKUP-03's
-        assert_bitwise_equal("out", _values(out, table.dtype), table[ids], call,
+        assert_bitwise_equal("out", _values(out, table.dtype, ids.shape + table.shape[1:]),
+                             table[ids], call,
                              hint=lambda: _wrong_row_hint(out, table, ids))
 
     prop()
@@ -161,17 +164,19 @@ def spec_sizes_accepted(impl, spec):
     edge = _real_size_ids(m.vocab_size)
     out, call = _lookup(impl, tok, edge)
     assert_shape("out", out, (len(edge), m.d_model), call)
-    if not np.array_equal(_values(out, tok.dtype), tok[edge]) and _right_when_small(impl, spec):
+    want = tok[edge]
+    if not np.array_equal(_values(out, tok.dtype, want.shape), want) \
+            and _right_when_small(impl, spec):
         # wrong only at the spec's sizes (a wrong value at every size is EMB-LOOKUP-01's):
         # shown as the call with the first id whose row is wrong, when that call alone is wrong
-        rows = ~np.all(_values(out, tok.dtype) == tok[edge], axis=-1)
+        rows = ~np.all(_values(out, tok.dtype, want.shape) == want, axis=-1)
         first = edge[np.flatnonzero(rows)[:1]]
         if first.size:
             one, one_call = _lookup(impl, tok, first)
-            if one.shape == (1, m.d_model) and not np.array_equal(_values(one, tok.dtype),
-                                                                  tok[first]):
-                assert_bitwise_equal("out", _values(one, tok.dtype), tok[first], one_call)
-        assert_bitwise_equal("out", _values(out, tok.dtype), tok[edge], call)
+            one_v = _values(one, tok.dtype, (1, m.d_model))
+            if one.shape == (1, m.d_model) and not np.array_equal(one_v, tok[first]):
+                assert_bitwise_equal("out", one_v, tok[first], one_call)
+        assert_bitwise_equal("out", _values(out, tok.dtype, want.shape), want, call)
     ids = np.arange(m.context_length, dtype=np.int64) % m.vocab_size
     call = call_repr("embed", ids, tok, pos)
     x = as_array("x", impl.embed(ids, tok, pos), call)

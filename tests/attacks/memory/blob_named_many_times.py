@@ -6,8 +6,10 @@ alias it (a later np.asarray of the list copies each). dot() forges a reply of o
 named by 160 bytes values (2.5 GiB decoded in the grader), lookup() one named by 160 arrays.
 norm() is correct.
 
-Expected: both replies are malformed (a blob may be named once: nothing decoded is larger than
-the reply), nothing of the sort is allocated, and grading goes on (norm passes).
+Expected: both replies are refused (16 MiB is more than any result of these calls can take:
+the call's bound, graders/conformance/results.py, refuses them before they are read; within
+it they would be malformed, a blob may be named once: nothing decoded is larger than the
+reply), nothing of the sort is allocated, and grading goes on (norm passes).
 """
 import json
 import os
