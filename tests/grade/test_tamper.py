@@ -98,7 +98,6 @@ NOT_REACHING = {
     "see_kit.py": "lists a folder of the file system (what the sandbox shows)",
     "site_symlinks.md": "not a submission",
     "huge_values.py": "returns huge values",
-    "huge_results.py": "returns huge results",
     "huge_results_everywhere.py": "returns huge results from every function",
     "huge_list_results.py": "returns huge nested lists",
     "results_at_the_bound.py": "returns results as large as the contract's bound",
