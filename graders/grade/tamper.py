@@ -21,7 +21,10 @@ buggy corpus file, a flag on every attack that reaches into the worker):
   ``inspect``'s frame functions, a frame's ``f_back``/``f_globals``/``f_locals``/
   ``f_builtins`` and ``tb_frame``/``gi_frame``/``cr_frame``/``ag_frame``;
 * ``modules``: ``sys.modules``, ``sys.meta_path``, ``sys.path_hooks``,
-  ``sys.path_importer_cache``, ``importlib.reload``;
+  ``sys.path_importer_cache``; ``importlib.reload`` of a module that is not the submission's
+  own (the standard library's, an installed package's such as NumPy, the grader's) or of what
+  the source does not name (``reload(m)`` for an ``m`` it did not import): reloading a helper
+  module beside a notebook, the notebook idiom for picking up its edits, is honest;
 * ``grader_name``: the grader's packages (``andrea_runtime``, ``andrea_ref``, ``andrea_gpu``,
   ``graders``) named in code or in a string, and the strings that tell grading apart: the
   sandbox's folder ``/sandbox``, Gradescope's ``/autograder``, an ``ANDREA_`` variable;
@@ -33,7 +36,9 @@ buggy corpus file, a flag on every attack that reaches into the worker):
   ``types.CodeType``, and ``getattr``/``setattr`` with any of the names above as a string;
 * ``process``: ``os._exit``, ``os.kill``, ``os.fork``, ``os.setsid``, raw descriptors
   (``os.close``, ``os.dup2``, ``os.write``, ...), ``signal``, ``atexit``, ``faulthandler``,
-  ``resource``, ``subprocess``, ``socket``, ``multiprocessing``;
+  ``subprocess``, ``socket``, ``multiprocessing``; of ``resource`` only what changes or reads
+  the worker's limits (``setrlimit``, ``prlimit``, ``getrlimit``): measuring one's own use
+  (``resource.getrusage``, as ``time``, ``tracemalloc`` and ``sys.getsizeof`` do) is honest;
 * ``exec`` / ``exec_decoded``: ``exec``, ``eval``, ``compile``, ``__import__``,
   ``importlib.import_module``, ``marshal``, ``pickle``, ``runpy`` given anything but a
   literal; ``exec_decoded`` when what it is given is decoded at run time (``zlib``,
@@ -53,8 +58,9 @@ from __future__ import annotations
 import ast
 import json
 import re
+import sys
 
-from graders.conformance.sources import MAX_AST_CHARS
+from graders.conformance.sources import ALLOWED_PACKAGES, FORBIDDEN_PACKAGES, MAX_AST_CHARS
 
 KIND = "grader_tamper"
 MAX_FINDINGS = 20          # places listed in one flag (the rest counted)
@@ -66,8 +72,15 @@ MAX_DECODE_NODES = 1000    # nodes of one expression looked at for a run-time de
 
 GRADER_PACKAGES = ("andrea_runtime", "andrea_ref", "andrea_gpu", "graders")
 NATIVE = {"ctypes", "_ctypes", "cffi", "mmap"}
-PROCESS_MODULES = {"signal", "atexit", "faulthandler", "resource", "subprocess", "socket",
+PROCESS_MODULES = {"signal", "atexit", "faulthandler", "subprocess", "socket",
                    "multiprocessing", "_thread", "pty", "fcntl", "_posixsubprocess"}
+# resource: what changes or reads the worker's limits (getrusage measures one's own use)
+_RESOURCE_LIMITS = {"setrlimit", "prlimit", "getrlimit"}
+_RELOAD = {"importlib.reload", "imp.reload"}
+# Modules that are not a submission's own: reloading one reaches what the worker uses too.
+_NOT_OWN = (set(getattr(sys, "stdlib_module_names", ())) | set(sys.builtin_module_names)
+            | set(ALLOWED_PACKAGES) | set(FORBIDDEN_PACKAGES) | set(GRADER_PACKAGES)
+            | {"numpy", "builtins", "__main__", "importlib", "sys", "os"})
 RULES = ("native", "gc", "frames", "modules", "grader_name", "proc", "builtins", "patch",
          "code", "process", "exec", "exec_decoded")
 
@@ -243,8 +256,10 @@ class _Scan(ast.NodeVisitor):
                                                          and attr in _INSPECT_FRAMES) \
                 or (mod == "threading" and attr in ("settrace", "setprofile")):
             self._add(node, "frames", name)
-        elif (mod == "sys" and attr in _SYS_IMPORT) or name == "importlib.reload":
+        elif mod == "sys" and attr in _SYS_IMPORT:
             self._add(node, "modules", name)
+        elif mod == "resource" and attr in _RESOURCE_LIMITS:
+            self._add(node, "process", name)
         elif mod == "os" and attr in _OS_PROCESS:
             self._add(node, "process", name)
         elif name == "types.CodeType":
@@ -307,6 +322,9 @@ class _Scan(ast.NodeVisitor):
         if name is None:
             return
         args = list(node.args) + [k.value for k in node.keywords]
+        if name in _RELOAD:
+            self._reload(node, args[0] if args else None)
+            return
         if name in ("getattr", "setattr", "delattr", "hasattr") and len(node.args) >= 2:
             attr = node.args[1]
             if isinstance(attr, ast.Constant) and isinstance(attr.value, str):
@@ -325,6 +343,21 @@ class _Scan(ast.NodeVisitor):
             if first is None or not _literal(first):
                 decoded = first is not None and self._decodes(first)
                 self._add(node, "exec_decoded" if decoded else "exec", f"{name}(...)")
+
+    def _reload(self, node, arg) -> None:
+        """``importlib.reload(m)``: honest for a module of the submission's own (a helper beside
+        the notebook, imported by the source); flagged for any other module (NumPy's, the
+        standard library's, the grader's) or for what the source did not import itself."""
+        target = self._dotted_name(arg) if arg is not None else None
+        if target is not None:
+            head = arg
+            while isinstance(head, ast.Attribute):
+                head = head.value
+            own = (head.id in self.modules
+                   and target.split(".", 1)[0] not in _NOT_OWN)
+            if own:
+                return
+        self._add(node, "modules", f"importlib.reload({target or '...'})")
 
     def _decodes(self, expr) -> bool:
         """Whether `expr` decodes data at run time, or names what was assigned from that (its

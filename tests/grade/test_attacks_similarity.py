@@ -178,58 +178,70 @@ def test_a_coding_line_naming_a_slow_codec_costs_the_grader_nothing():
 
 # The flags' false alarms on honest work (third red-team round). Honest code, so no attack
 # file of tests/attacks/ (whose files must each be classified by test_tamper.py): each case is
-# a line of an ordinary notebook or module.
-HONEST_FLAGGED = {
-    # the notebook idiom for picking up edits of a helper module beside it
+# a line of an ordinary notebook or module. The scan judges what is reached, not the tool: the
+# submission's own modules, its own resources, time and memory, its own data files.
+HONEST_IDIOMS = {
+    # the notebook idiom for picking up edits of a helper module beside it (both spellings)
     "reload_helper": "import importlib\nimport embedding_impl\nimportlib.reload(embedding_impl)\n",
+    "reload_from_import": ("from importlib import reload\nimport helpers.lookup as hl\n"
+                           "from helpers import plots\nhl = reload(hl)\nreload(plots)\n"),
     # a course about parameter counts and memory: the student measures the table's memory
     "measure_memory": ("import resource\nimport numpy as np\ntable = np.zeros((8449, 768), "
                        "np.float32)\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"),
+    "getrusage_from_import": ("from resource import getrusage, RUSAGE_SELF\n"
+                              "peak = getrusage(RUSAGE_SELF).ru_maxrss / 1024\n"),
+    "timing": ("import time\nfrom time import perf_counter\nt0 = time.perf_counter()\n"
+               "t1 = perf_counter(); ns = time.perf_counter_ns(); cpu = time.process_time()\n"
+               "print(f'{t1 - t0:.3f} s')\n"),
+    "timeit": "import timeit\nprint(timeit.timeit('sum(range(100))', number=100))\n",
+    "tracemalloc": ("import tracemalloc\ntracemalloc.start()\nx = [0] * 1000\n"
+                    "current, peak = tracemalloc.get_traced_memory()\ntracemalloc.stop()\n"),
+    "getsizeof": "import sys\nimport numpy as np\nprint(sys.getsizeof([1, 2]), np.ones(3).nbytes)\n",
+    "import_module_own_helper": ("import importlib\nhelper = importlib.import_module('helper')\n"
+                                 "part = importlib.import_module('helpers.part2')\n"),
+    "signature_own_function": ("import inspect\ndef lookup(table, ids):\n    return table[ids]\n"
+                               "print(inspect.signature(lookup), inspect.getsource(lookup))\n"
+                               "assert inspect.isfunction(lookup)\n"),
+    "gc_collect": "import gc\ngc.collect()\ngc.disable(); gc.enable()\n",
+    "own_data_file": ("import os\nimport numpy as np\nHERE = os.path.dirname(os.path.abspath(__file__))"
+                      "\npath = os.path.join(HERE, 'data', 'scale.txt')\n"
+                      "if os.path.exists(path):\n    SCALE = float(open(path).read())\n"
+                      "w = np.load('weights.npy') if os.path.isfile('weights.npy') else None\n"
+                      "print(os.getcwd(), os.listdir('.'))\n"),
+    "warnings_filters": ("import warnings\nwarnings.filterwarnings('ignore', category=RuntimeWarning)"
+                         "\nwith warnings.catch_warnings():\n    warnings.simplefilter('error')\n"),
+    "logging": ("import logging\nlogging.basicConfig(level=logging.INFO)\n"
+                "log = logging.getLogger(__name__)\nlog.info('table %s', (3, 4))\n"),
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known gap (third red-team round): "
-                   "the tamper scan flags importlib.reload of a helper and resource.getrusage "
-                   "in honest notebooks as reaching into the grader ('a submission that can tell "
-                   "it is being graded may behave differently then')")
-@pytest.mark.parametrize("name", sorted(HONEST_FLAGGED))
+@pytest.mark.parametrize("name", sorted(HONEST_IDIOMS))
 def test_honest_notebook_idioms_get_no_tamper_flag(name):
     from graders.grade.tamper import tamper_flags
 
-    assert tamper_flags([("hw.py", HONEST_FLAGGED[name])]) == []
+    assert tamper_flags([("hw.py", HONEST_IDIOMS[name])]) == []
 
 
-def _compiled_reference(folder: Path) -> None:
-    """fastpath.pyc: the reference's embedding and vectors modules and its argument checks,
-    joined into one module and compiled for this Python (compiled_copy.py's folder)."""
-    import py_compile
-
-    def body(path: Path) -> str:
-        return path.read_text().replace("from andrea_runtime import validate", "").replace(
-            "from __future__ import annotations", "")
-
-    src = ("from __future__ import annotations\nimport types as _types\n"
-           + body(ROOT / "andrea_runtime" / "validate.py")
-           + "\nvalidate = _types.SimpleNamespace(**{k: v for k, v in dict(globals()).items() "
-             "if callable(v) and not k.startswith('_')})\n"
-           + body(ROOT / "andrea_ref" / "embedding.py") + "\n"
-           + body(ROOT / "andrea_ref" / "vectors.py"))
-    (folder / "fastpath_src.py").write_text(src)
-    py_compile.compile(str(folder / "fastpath_src.py"), cfile=str(folder / "fastpath.pyc"),
-                       doraise=True)
-    (folder / "fastpath_src.py").unlink()
+# What those tools reach when they are turned on the worker: still flagged.
+REACHING_IDIOMS = {
+    "reload_numpy": ("import importlib\nimport numpy as np\nimportlib.reload(np)\n", "modules"),
+    "reload_stdlib": ("from importlib import reload\nimport json\nreload(json)\n", "modules"),
+    "reload_grader": ("import importlib\nimport andrea_runtime.protocol as p\n"
+                      "importlib.reload(p)\n", "modules"),
+    "reload_unimported": ("import importlib\nfor m in mods:\n    importlib.reload(m)\n",
+                          "modules"),
+    "reload_expression": ("import importlib\nimportlib.reload(__import__('numpy'))\n", "modules"),
+    "setrlimit": ("import resource\nresource.setrlimit(resource.RLIMIT_AS, (-1, -1))\n",
+                  "process"),
+    "getrlimit_from_import": ("from resource import getrlimit\nsoft, hard = getrlimit(9)\n",
+                              "process"),
+}
 
 
-@needs_bwrap
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known gap (third red-team round): "
-                   "the reference compiled to a .pyc and loaded with SourcelessFileLoader scores "
-                   "full marks with no flag (copy detection and the tamper scan read source only)")
-def test_a_reference_copy_handed_in_as_bytecode_is_flagged(tmp_path, spec):
-    d = tmp_path / "hw"
-    d.mkdir()
-    _compiled_reference(d)
-    shutil.copy(CORPUS / "compiled_copy.py", d / "submission.py")
-    rep = grade_path(d, spec, select=["lookup_selects_row", "vector_norm"], limits=LIMITS,
-                     sandbox="bwrap")
-    assert [c["status"] for c in rep["checks"]] == ["passed", "passed"]   # the copy runs
-    assert {f["kind"] for f in rep["flags"]} & {"reference_copy", "grader_tamper"}, rep["flags"]
+@pytest.mark.parametrize("name", sorted(REACHING_IDIOMS))
+def test_the_same_tools_turned_on_the_worker_are_flagged(name):
+    from graders.grade.tamper import tamper_flags
+
+    code, rule = REACHING_IDIOMS[name]
+    (flag,) = tamper_flags([("hw.py", code)])
+    assert rule in flag["rules"], flag
