@@ -89,6 +89,7 @@ REACHING = {
     "hidden_crash.py": {"process"},                         # os._exit in every call
     "fill_storage.py": {"grader_name"},                     # writes into /sandbox/runtime
     "proc_host_paths.py": {"proc", "modules"},               # /proc/self/*, modules' files
+    "neighbour_region.py": {"proc"},                         # another worker's /proc/<pid>/fd
 }
 # Not flagged, and why: they attack with what they return, print, name or write to their own
 # files, with the grader's own parsers, or with timing; nothing of the worker is reached.
