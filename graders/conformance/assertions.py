@@ -165,8 +165,8 @@ MSG_MUTATED = ("{function}() changed its input in place ({arguments}), but no fu
 
 
 def mutation(function: str, keys) -> ConformanceError:
-    """The violation of a call that changed arguments in place (EMB-PURE-01 holds for every
-    function); `keys` are argument positions or keyword names."""
+    """The violation of a call that changed arguments in place (EMB-PURE-01, BWD-PURE-01: for
+    every function); `keys` are argument positions or keyword names."""
     names = parameters(function)
     shown = ", ".join(names[k] if isinstance(k, int) and 0 <= k < len(names)
                       else f"argument {str(k)[:40]}" for k in list(keys)[:8])

@@ -96,12 +96,10 @@ ERROR_INPUTS: tuple[ErrorInput, ...] = (
     # EMB-ERR-03: a sequence longer than the context
     ErrorInput("EMB-ERR-03", "embed", "T > rows of the position table (drawn)", ValueError,
                "more than the context length", draw=S.embed_too_long, hint=hints.CONTEXT),
-    ErrorInput("EMB-ERR-03", "embed_backward", "T > context_length (drawn)", ValueError,
-               "more than the context length", draw=S.backward_too_long, hint=hints.CONTEXT),
     # EMB-ERR-04: tables of different d_model
     ErrorInput("EMB-ERR-04", "embed", "token and position tables of different d_model (drawn)",
                ValueError, "d_model", draw=S.embed_mismatched_d_model),
-    # BWD-ERR-01: the backward's ids and grad_out
+    # BWD-ERR-01: the backward's ids, grad_out and sequence length
     ErrorInput("BWD-ERR-01", "embed_backward", "id = vocab_size", IndexError, "out of range",
                lambda spec: (np.array([0, 1, 8]), _GRAD, 8, 16), hint=hints.WRAP_AROUND),
     ErrorInput("BWD-ERR-01", "embed_backward", "id = -1", IndexError, "out of range",
@@ -112,6 +110,8 @@ ERROR_INPUTS: tuple[ErrorInput, ...] = (
                  "grad_out must have shape",
                  lambda spec, shape=shape: (np.array([0, 1, 2]), np.ones(shape, np.float32), 8, 16))
       for shape in ((2, 4), (3,), (1, 3, 4))),
+    ErrorInput("BWD-ERR-01", "embed_backward", "T > context_length (drawn)", ValueError,
+               "more than the context length", draw=S.backward_too_long, hint=hints.CONTEXT),
     # VEC-ERR-01: lengths that differ; the cosine of a zero vector
     *(ErrorInput("VEC-ERR-01", fn, f"lengths {n} and {m}", ValueError, "same length",
                  lambda spec, n=n, m=m: (np.ones(n, np.float32), np.ones(m, np.float32)))

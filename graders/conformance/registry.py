@@ -91,8 +91,8 @@ def check(*clauses: str, requires: tuple[str, ...] = (), if_present: tuple[str, 
     group's points, so the check judges them only when they are defined (the check's body asks
     :func:`defined`), and is skipped, costing nothing, when none of its functions is defined. The check with `judges_mutation` (the purity clause) runs
     after the others of its visibility (``runner.in_run_order``: visible checks before any
-    later one) and is the only one charged when a call of one of those checks changed its
-    arguments in place: every other check goes on with the value the call returned, so a
+    later one) and is the only one charged when a call of one of those checks changed the
+    arguments of one of its own functions in place (each group's functions have their own): every other check goes on with the value the call returned, so a
     mutation costs points once, under the clause it breaks.
     """
     for c in clauses:

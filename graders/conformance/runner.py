@@ -353,7 +353,7 @@ class _Recorder:
 
     The implementation gets private copies of array and list arguments, so a check's
     expectations are computed from values it never touched; a call that changed its copies
-    fails (EMB-PURE-01: no function mutates its inputs). An implementation whose calls already
+    fails (EMB-PURE-01, BWD-PURE-01: no function mutates its inputs). An implementation whose calls already
     cross as copies (the grader's proxy: ``passes_copies``) gets the check's own values.
     """
 
@@ -619,8 +619,9 @@ def run_check(check: Check, impl, spec: Spec, *, target: str = "impl",
     try:
         with replay.check_scope(check.id, spec):
             check(recorder, spec)
-        if check.judges_mutation and observed:
-            raise observed[0]
+        mine = [v for v in observed if v.fields.get("function") in check.requires]
+        if check.judges_mutation and mine:    # of its own functions (each group has its own)
+            raise mine[0]
     except ImplementationFault as exc:
         _fault(result, exc)
         result.example = _last_call(recorder)   # the call that hung, crashed, ...

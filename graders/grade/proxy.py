@@ -9,7 +9,7 @@ raises come back as (type name, builtin bases, message) and are raised here as t
 (or a subclass named like the submission's class), so ``pytest.raises(IndexError)``-style checks
 work as in-process. Arguments cross as copies: the caller's arrays never change, whatever the
 submission does; a function that modifies an argument in place fails with a message saying so
-(EMB-PURE-01 for every function). A Generator argument is advanced to the worker's state, as
+(EMB-PURE-01, BWD-PURE-01 for embed_backward). A Generator argument is advanced to the worker's state, as
 drawing from it in-process would.
 
 A call that hangs, crashes the worker, runs out of memory, floods output or imports the
@@ -814,7 +814,7 @@ class SubmissionProxy:
 
     @staticmethod
     def _report_mutation(name: str, mutated, value) -> None:
-        """An argument changed in place is a violation of its own (EMB-PURE-01: no function
+        """An argument changed in place is a violation of its own (EMB-PURE-01, BWD-PURE-01: no function
         mutates its inputs); it is reported, never written back into the caller's values. The
         report carries the returned value (`returned`): the runner charges the purity check
         with it and lets the calling check judge the value."""

@@ -59,7 +59,7 @@ MUTANTS = (
     Mutant("sorts_ids_in_place", "backward sorts the caller's ids array in place",
            (("    T = ids.shape[-1]\n    if T > context_length:",
              "    ids.sort(axis=-1)\n    T = ids.shape[-1]\n    if T > context_length:"),),
-           ("EMB-PURE-01", "BWD-TOK-01")),
+           ("BWD-PURE-01", "BWD-TOK-01")),
     Mutant("float64_output", "embed returns float64",
            (("out = np.empty((rows.shape[0], T, token_table.shape[1]), dtype=np.float32)",
              "out = np.empty((rows.shape[0], T, token_table.shape[1]), dtype=np.float64)"),),

@@ -192,14 +192,15 @@ def test_exceptions_named_like_hypothesis_skip_nothing_and_steer_no_replay(spec,
 @needs_bwrap
 def test_a_worker_told_to_see_no_change_still_loses_the_purity_check(spec):
     """purity_unhooked.py switches off the worker's snapshot by name and through gc, then zeroes
-    its arguments: the grader's own comparison of the call region still fails EMB-PURE-01, and
-    that one check only (97.5, not 100)."""
+    its arguments: the grader's own comparison of the call region still fails the purity
+    checks, EMB-PURE-01 (lookup, embed) and BWD-PURE-01 (embed_backward), and those only
+    (94.65, not 100)."""
     rep = grade_path(CORPUS / "purity_unhooked.py", spec, sandbox="bwrap")
     assert rep["import"]["ok"], rep["import"]
     failed = [(c["clauses"], c["message"]) for c in rep["checks"] if c["problem"]]
-    assert len(failed) == 1 and failed[0][0] == ["EMB-PURE-01"], failed
-    assert "changed its input in place" in failed[0][1]
-    assert rep["score"] == 97.5 and rep["max_score"] == 100
+    assert sorted(f[0] for f in failed) == [["BWD-PURE-01"], ["EMB-PURE-01"]], failed
+    assert all("changed its input in place" in f[1] for f in failed), failed
+    assert rep["score"] == 94.65 and rep["max_score"] == 100
 
 
 @needs_bwrap

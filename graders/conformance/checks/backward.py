@@ -1,4 +1,5 @@
-"""Backward pass: BWD-TOK-01/02, BWD-POS-01/02, BWD-SHAPE-01, BWD-ERR-01.
+"""Backward pass: BWD-TOK-01/02, BWD-POS-01/02, BWD-SHAPE-01, BWD-ERR-01, BWD-PURE-01;
+the purity judgement every group's purity check shares (judge_purity).
 
 Reference sums are taken in float64 (np.add.at, order-independent to far below float32
 roundoff). A row that sums k terms may differ by per_term * k * sum(|terms|).
@@ -11,9 +12,9 @@ from hypothesis import strategies as st
 
 from .. import hints, strategies as S
 from ..assertions import (as_array, assert_close_scaled, assert_dtype, assert_equal,
-                          assert_shape, call_repr, fail, private_args)
+                          assert_shape, call_repr, fail, parameters, private_args, said_of)
 from ..error_inputs import check_error_inputs
-from ..registry import check
+from ..registry import check, defined
 from ..replay import given
 
 
@@ -28,7 +29,7 @@ def kernel_scope(impl, *outputs: str) -> dict:
 def _backward(impl, ids, grad, vocab, context, *, exact_type=False, part=None):
     call = call_repr("embed_backward", ids, grad, vocab, context)
     # Copies: an implementation that mutates its inputs must not change the expected values
-    # (EMB-PURE-01 reports the mutation itself).
+    # (BWD-PURE-01 reports the mutation itself).
     res = impl.embed_backward(*private_args(impl, ids, grad), vocab, context,
                               **(kernel_scope(impl, part) if part else {}))
     if not isinstance(res, (tuple, list)) or len(res) != 2:
@@ -158,5 +159,66 @@ def gradient_shapes(impl, spec):
 
 @check("BWD-ERR-01", requires=("embed_backward",))
 def backward_errors(impl, spec):
-    """Out-of-range ids raise IndexError; a grad_out of the wrong shape raises ValueError."""
+    """Out-of-range ids raise IndexError; a grad_out of the wrong shape and T > context_length
+    raise ValueError."""
     check_error_inputs(impl, spec, "BWD-ERR-01")
+
+
+@check("BWD-PURE-01", requires=("embed_backward",), judges_mutation=True)
+def backward_inputs_not_mutated(impl, spec):
+    """embed_backward leaves its arguments bit for bit as they were (the runner also charges
+    this check with an argument that a call of embed_backward in another check changed)."""
+    judge_purity(impl, spec, ("embed_backward",))
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return (a.shape == b.shape and a.dtype == b.dtype
+            and np.array_equal(np.ascontiguousarray(a).view(np.uint8),
+                               np.ascontiguousarray(b).view(np.uint8)))  # no copies
+
+
+def judge_purity(impl, spec, functions: tuple[str, ...]) -> None:
+    """The body of a purity check (EMB-PURE-01, BWD-PURE-01): each of `functions` that `impl`
+    defines leaves every argument bit for bit as it was.
+
+    A call that raises where a value is expected is a wrong answer that the value checks
+    report; here its arguments are still compared (a change made before the exception is a
+    mutation), and only a function that never returns normally is reported as raising."""
+    returned: set[str] = set()
+    raised: dict[str, tuple] = {}
+    judged = defined(impl, functions)   # another group's (if_present): if defined
+
+    @given(data=st.data())
+    def prop(data):
+        ids, tok, pos = data.draw(S.embed_args(spec), label="embed arguments")
+        grad = S.table(3, ids.size, tok.shape[1], tok.dtype).reshape(ids.shape + (tok.shape[1],))
+        calls = (("lookup", (tok, ids)), ("embed", (ids, tok, pos)),
+                 ("embed_backward", (ids, grad, tok.shape[0], pos.shape[0])))
+        for fn, args in calls:
+            if fn not in judged:
+                continue
+            before = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+            call = call_repr(fn, *args)
+            # a kernel submission's gradients come from the host here: its kernels cannot
+            # touch the caller's arrays, and their findings are the backward clauses'
+            scope = kernel_scope(impl) if fn == "embed_backward" else {}
+            try:
+                getattr(impl, fn)(*args, **scope)
+                returned.add(fn)
+            except AssertionError:      # a violation the grading proxy reported
+                raise
+            except Exception as exc:    # noqa: BLE001 - the value checks report the raise
+                if said_of(exc) is None:   # a kernel's finding is charged to its own clauses
+                    raised.setdefault(fn, (exc, args))
+            for i, (a, b) in enumerate(zip(args, before)):
+                if isinstance(a, np.ndarray) and not _same_bits(a, b):
+                    fail("{function}() modified its argument {argument}: it must leave its "
+                         "inputs as they were", call, hints.MUTATION, function=fn,
+                         argument=parameters(fn)[i])
+
+    prop()
+    never = [fn for fn in judged if fn not in returned]
+    if never and never[0] in raised:   # nothing to judge purity on: report the raise,
+        exc, args = raised[never[0]]    # with the call that raised as the example
+        getattr(impl, never[0])(*args)
+        raise exc

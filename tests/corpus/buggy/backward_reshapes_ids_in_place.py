@@ -1,5 +1,5 @@
 # bug: the backward flattens the caller's ids in place (ids.shape = -1 on the array it was given)
-# fails: inputs_not_mutated
+# fails: backward_inputs_not_mutated
 _correct_backward = embed_backward
 
 

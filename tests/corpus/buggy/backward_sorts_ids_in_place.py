@@ -1,5 +1,5 @@
 # bug: the backward sorts the caller's ids in place (a mutation, and the rows no longer match)
-# fails: inputs_not_mutated, token_gradient_scatter_add
+# fails: token_gradient_scatter_add, backward_inputs_not_mutated
 _correct_backward = embed_backward
 
 

@@ -1,5 +1,5 @@
 # bug: a sequence longer than the context raises IndexError ("no position row") instead of ValueError
-# fails: sequence_longer_than_context
+# fails: sequence_longer_than_context, backward_errors
 def _sequence(ids, context):
     if ids.ndim not in (1, 2):
         raise ValueError("token ids must be (T,) or (B, T)")
