@@ -540,13 +540,9 @@ def test_a_worker_in_a_batch_cannot_spoil_another_workers_calls(spec):
         victim.close()
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known gap (third red-team "
-                   "round): INIT-RNG-01 never calls init_table twice on one Generator, so an "
-                   "init that draws from a copy (the caller's Generator never advanced: token "
-                   "and position tables repeat each other) passes every INIT check")
 def test_an_init_that_never_advances_its_generator_fails_the_rng_clause(spec):
-    """rng_not_advanced.py, in this process as andrea-conform runs it (the grader's verdict
-    is the same: the check asks nothing about a second call)."""
+    """rng_not_advanced.py, in this process as andrea-conform runs it: it passed every INIT
+    check (INIT-RNG-01 asked nothing of a second call on one Generator)."""
     from graders.conformance.registry import all_checks
     from graders.conformance.runner import load_impl, run_check
 
@@ -567,3 +563,14 @@ def test_the_rng_check_never_breaks_on_a_seed_near_the_top_of_its_range(capsys):
 
     assert main(["andrea_ref", "--select", "INIT-RNG-01", "--profile", "thorough"]) == 0
     assert "PASS" in capsys.readouterr().out
+
+
+@needs_bwrap
+def test_an_init_that_never_advances_its_generator_fails_in_the_grader_too(spec):
+    """rng_not_advanced.py graded in the sandbox: the Generator's state after each call is
+    the worker's word (the reply's rngs), and an unchanged state gives the second call the
+    same table, judged on the values that came back."""
+    rep = grade_path(CORPUS / "rng_not_advanced.py", spec, select=["init_reproducible_from_rng"],
+                     limits=LIMITS, sandbox="bwrap")
+    assert rep["checks"][0]["status"] == "failed", rep["checks"][0]["message"]
+    assert "drawing from rng must advance it" in rep["checks"][0]["message"]

@@ -243,7 +243,9 @@ def _identical(a, b) -> bool:
 
 @check("INIT-RNG-01", requires=("init_table",))
 def init_reproducible_from_rng(impl, spec):
-    """The same Generator state gives the same table; other seeds give other tables."""
+    """The same Generator state gives the same table; other seeds give other tables; a second
+    call on the same Generator gives another table (drawing from it advances it: an init that
+    draws from a copy gave a token and a position table from one rng the same numbers)."""
 
     @given(rows=st.integers(1, 32), d=st.integers(1, 32), seed=st.integers(0, 2**32 - 2))
     def prop(rows, d, seed):
@@ -255,5 +257,13 @@ def init_reproducible_from_rng(impl, spec):
         c, _ = _init(impl, rows, d, seed + 1)
         if rows * d >= 4 and _identical(a, c) and np.isfinite(a).all():   # NaN: INIT-SHAPE-01
             fail("different Generator seeds gave the same table", call, hints.INIT_RNG)
+        rng = seeded_rng(seed)
+        once = call_repr("init_table", rows, d, Shown("rng"))
+        first = as_array("table", impl.init_table(rows, d, rng), once)
+        second = as_array("table", impl.init_table(rows, d, rng), once)
+        if rows * d >= 4 and _identical(first, second) and np.isfinite(first).all():
+            fail("two calls with one Generator (rng = np.random.default_rng({seed})) gave the "
+                 "same table: drawing from rng must advance it", once, hints.INIT_RNG,
+                 seed=seed)
 
     prop()

@@ -14,9 +14,9 @@ andrea-conform and andrea-grade: the init group's 15 points for an init whose ta
 each other.
 
 Expected: INIT-RNG-01 fails: two calls with one Generator must give different tables (a
-Generator that is not advanced is not drawn from). The general fix is one more property in
-the check (draw twice from one seeded Generator, compare), judged on the values the grader
-got back, not on the worker's account of the Generator's state.
+Generator that is not advanced is not drawn from), judged on the values the grader got back,
+not on the worker's account of the Generator's state. Now: the check draws twice from one
+seeded Generator and compares.
 """
 import copy
 
