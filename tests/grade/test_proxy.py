@@ -245,3 +245,50 @@ def test_arguments_a_submission_keeps_stay_its_own_and_cost_no_descriptors():
     finally:
         p.close()
         sc.cleanup()
+
+
+BIG_SOURCE = b'''
+import json, os, struct, sys
+import numpy as np
+
+def lookup(table, ids):
+    if len(ids) == 1:
+        return np.zeros(3_000_000)       # far more than table[ids]
+    return np.zeros((len(ids) * 2, table.shape[1]))   # a wrong shape within the bound
+
+def embed(ids, tok, pos):              # a reply frame of 2 MiB written past the worker
+    n = 2 << 20
+    head = json.dumps({"ok": {"t": "bytes", "i": 0}, "blobs": [n]}).encode()
+    fd = int(sys.argv[sys.argv.index("--resp-fd") + 1])
+    os.write(fd, struct.pack(">QI", 4 + len(head) + n, len(head)) + head + bytes(n))
+    os._exit(0)
+
+def norm(v):
+    return float(np.sqrt(np.dot(v, v)))
+'''
+
+
+def test_a_result_larger_than_the_contract_allows_is_refused_before_it_is_read():
+    """graders/conformance/results.py: the worker answers a result of more values than the
+    bound with its size alone; a reply longer than the call's bound is not read."""
+    from graders.conformance import results as R
+    from graders.conformance.faults import ResourceExhausted
+
+    sc = prepare({"m.py": BIG_SOURCE}, "m.py")
+    p = px.SubmissionProxy(sc, fast_limits(), choose_mode(SANDBOX)[0],
+                           ["lookup", "embed", "norm"])
+    try:
+        assert p.start().ok
+        table = np.zeros((5, 4))
+        with pytest.raises(ConformanceError) as info:
+            p.lookup(table, np.array([1]))
+        assert info.value.template == R.MSG_TOO_LARGE
+        assert info.value.fields == {"function": "lookup", "got": 3_000_000, "want": 4}
+        assert p.restarts == 0 and p._worker.alive     # a verdict, not a fault
+        assert p.lookup(table, np.array([1, 2])).shape == (4, 4)   # within: read, judged later
+        with pytest.raises(ResourceExhausted, match="more than any result for these arguments"):
+            p.embed(np.array([0, 1]), table, table)
+        assert p.norm(np.array([3.0, 4.0])) == 5.0       # a fresh worker
+    finally:
+        p.close()
+        sc.cleanup()
