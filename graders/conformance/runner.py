@@ -757,6 +757,20 @@ def visibility_rank(check: Check, spec: Spec | None) -> int:
                 for c in check.clauses), default=0)
 
 
+def calls_shown_later(checks: list[Check], spec: Spec) -> list[tuple[Check, str]]:
+    """(check, function) where `check` calls a contract function (``if_present``) of a group
+    students see later than the check's own: its verdict would then tell about that group
+    before it is shown. A function's group is that of the checks that require it without
+    ``if_present``. None in the bundled specs (each group judges its own functions' purity and
+    errors); the grader refuses a spec that has any."""
+    home: dict[str, int] = {}
+    for c in checks:
+        for f in set(c.requires) - set(c.if_present):
+            home[f] = min(home.get(f, 2), visibility_rank(c, spec))
+    return [(c, f) for c in checks for f in c.requires
+            if home.get(f, 0) > visibility_rank(c, spec)]
+
+
 def in_run_order(checks: list[Check], spec: Spec | None = None) -> list[Check]:
     """The order checks run in: by visibility (with a spec), the visible checks first, then
     those shown after the due date, then the hidden ones, so that nothing a student sees sooner

@@ -36,7 +36,8 @@ from .batch_reports import (check_columns, feedback_files, similarity_html,
 from .class_summary import problem_of
 from .formats import dumps, inert
 from .report_pages import reference_rows, tamper_rows
-from .grading import GraderError, Submission, load_submission, printable_name, spec_digest
+from .grading import (GraderError, Submission, load_submission, printable_name,
+                      require_consistent_visibility, spec_digest)
 from .report import Flag, Report, ReportError
 from .similarity import PAIR_THRESHOLD, python_parts, similar_pairs
 from .sandbox import IsolationUnavailable, Limits, choose_mode
@@ -264,6 +265,10 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
     scores.png, summary.txt and similarity.html (pairs flagged ``similar_to``).
     """
     limits = limits or Limits()
+    try:   # a spec whose visibility would leak a later group: refused once, up front
+        require_consistent_visibility(spec)
+    except GraderError as exc:
+        raise BatchError(str(exc)) from None
     entries = discover(folder)
     if scheduler is None:  # local graders: refuse untrusted code once, up front (fail closed)
         try:

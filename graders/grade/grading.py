@@ -21,8 +21,8 @@ from graders.conformance.outcome import Cause, FaultKind, Status
 from graders.conformance.profiles import check_profile
 from graders.conformance.registry import (RegistryError, SelectionError, all_checks,
                                           select as select_checks)
-from graders.conformance.runner import (CheckResult, load_impl, not_run, run_check, run_checks,
-                                        visibility_rank)
+from graders.conformance.runner import (CheckResult, calls_shown_later, load_impl, not_run,
+                                        run_check, run_checks, visibility_rank)
 # the submission model (and, for the modules that import them from here, its names and caps)
 from graders.conformance.submission import (MAX_FOLDER_ENTRIES, MAX_PATH_CHARS,  # noqa: F401
                                             MAX_SUBMISSION_BYTES, NOTEBOOK_MODULE, Submission,
@@ -236,11 +236,31 @@ def _require_kernel_support(sub: Submission, spec: Spec) -> None:
 def _checks_for(sub: Submission, spec: Spec, select):
     """The checks to run (a kernel is graded on what a kernel implements) and the selection."""
     try:
+        every = all_checks(spec)
         if sub.kind == "kernel" and select is None:
             select = [c.id for c in spec.clauses if c.group in spec.kernels.groups]
-        return select_checks(all_checks(spec), select), select
+        chosen = select_checks(every, select)
     except (RegistryError, SelectionError) as exc:
         raise GraderError(str(exc)) from None
+    require_consistent_visibility(spec)
+    return chosen, select
+
+
+def require_consistent_visibility(spec: Spec) -> None:
+    """Refuse (GraderError) a spec whose groups' visibility would let a verdict students see
+    tell about a group they see later: a check that calls a function of such a group
+    (``runner.calls_shown_later``)."""
+    try:
+        later = calls_shown_later(all_checks(spec), spec)
+    except RegistryError as exc:
+        raise GraderError(str(exc)) from None
+    if later:
+        check, function = later[0]
+        raise GraderError(
+            f"spec {spec.name}: check {check.id} ({', '.join(check.clauses)}) calls {function}, "
+            "whose group students see later than the check's own group: its result would "
+            "tell them about that group before it is shown; give the two groups the same "
+            "visibility in the spec's groups")
 
 
 def _worker_of(sub: Submission, spec: Spec, limits: Limits) -> dict:

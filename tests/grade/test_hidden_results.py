@@ -151,20 +151,34 @@ def test_nothing_students_see_depends_on_a_hidden_function(tmp_path, spec, targe
 
 
 
-def test_no_visible_check_calls_a_function_shown_later(spec):
+def test_no_visible_check_calls_a_function_shown_later(spec, tmp_path):
     """By construction: a check calls only functions of groups at least as visible as its
     own (a function belongs to the groups of the checks that require it without
     ``if_present``), in both bundled specs; the purity and the context checks of
-    embed_backward are the backward group's own (BWD-PURE-01, BWD-ERR-01)."""
+    embed_backward are the backward group's own (BWD-PURE-01, BWD-ERR-01). The grader refuses
+    a spec that breaks it, saying which check and what to change."""
+    from graders.conformance.runner import calls_shown_later
+    from graders.grade.grading import GraderError
     from spec import load_spec
 
     for name in ("andrea-120m", "gpt2-small"):
         s = load_spec(name)
-        checks = all_checks(s)
-        home: dict[str, int] = {}
-        for c in checks:
-            for f in set(c.requires) - set(c.if_present):
-                home[f] = min(home.get(f, 9), visibility_rank(c, s))
-        wrong = [(c.id, f) for c in checks for f in c.requires
-                 if home.get(f, 0) > visibility_rank(c, s)]
-        assert wrong == [], (name, wrong)
+        assert calls_shown_later(all_checks(s), s) == [], name
+    # the embed group shown after the due date: lookup's error checks call embed
+    text = spec.path.read_text(encoding="utf-8").replace(
+        "embed:    {title: Token + position embedding, points: 20, visibility: visible}",
+        "embed:    {title: Token + position embedding, points: 20, visibility: after_due_date}")
+    assert "after_due_date}" in text.split("embed:", 1)[1].split("\n", 1)[0]
+    (tmp_path / "later.yaml").write_text(text, encoding="utf-8")
+    later = load_spec(tmp_path / "later.yaml")
+    assert {(c.id, f) for c, f in calls_shown_later(all_checks(later), later)} == {
+        ("out_of_range_ids", "embed"), ("non_integer_ids", "embed")}
+    with pytest.raises(GraderError, match="out_of_range_ids .* calls embed, whose group"):
+        grade_path(CORRECT, later, select=["vector_norm"])
+    from graders.grade import batch
+
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "a.py").write_bytes(CORRECT.read_bytes())
+    with pytest.raises(batch.BatchError, match="give the two groups the same visibility"):
+        batch.run_batch(tmp_path / "subs", later, db=tmp_path / "gb.sqlite", progress=False)
+    assert not (tmp_path / "gb.sqlite").exists()
