@@ -14,6 +14,18 @@ wrapped while the rule is installed) or any other way through the import system 
 finder, for modules not loaded yet) in a frame of a file in the submission's folder. The libraries it may use
 import what they need themselves (matplotlib imports PIL). The kit's own packages are refused
 by another guard (the grader's worker, ``sources.forbidden_imports``).
+
+Code that is not source is refused while the rule is installed: the grader reads a
+submission's source (copy detection, the tamper scan), so compiled code cannot be compared and
+must not run in its place. Compiled Python (a .pyc, through an import statement or importlib's
+``SourcelessFileLoader``), a native extension module (``ExtensionFileLoader``,
+``_imp.create_dynamic``) and modules in a zip archive (``zipimport``) load only from the
+interpreter's own folders and those of its installed packages (the ``sys.path`` entries
+outside the submission's folder when the rule is installed: ``_code_roots``), never from
+the submission's folder or anywhere it can write; the bytecode cache (``__pycache__``) of a
+file outside those folders is never read, so a submission's modules run from their source. A
+refusal is an ``ImportError`` with ``MSG_COMPILED`` (in the student's language through the
+catalogs, ``i18n.PYTHON_MESSAGES``).
 """
 
 from __future__ import annotations
@@ -21,9 +33,12 @@ from __future__ import annotations
 import builtins
 import os
 import sys
+from importlib import _bootstrap_external, machinery
 
 MSG_NOT_ALLOWED = ("No module named {module!r}: a submission may import only Python's standard "
                    "library, its own modules and {allowed}")
+MSG_COMPILED = ("{file}: code that is not Python source (compiled bytecode, a native library or "
+                "a zip archive) cannot be loaded: a submission's code must be its .py files")
 
 
 class ImportRule:
@@ -42,6 +57,9 @@ class ImportRule:
                                         or os.devnull)
         self._machinery = (os.path.join(importlib_dir, ""),) if importlib_dir else ()
         self._own: dict[str, bool] = {}
+        self._envs = _environments(self.folders)
+        self._roots = _code_roots(self.folders, self._envs)
+        self._saved: dict = {}
 
     # ------------------------------------------------------------------ the rule
     def allows(self, name: str) -> bool:
@@ -77,6 +95,89 @@ class ImportRule:
         if len(self.refused) < 50:
             self.refused.append(name)
         return ModuleNotFoundError(self.message(name), name=name)
+
+    def trusts_code_at(self, path) -> bool:
+        """Whether compiled code at `path` may load: under the interpreter's own folders or an
+        installed package's, and not in the submission's folder (unless under such a folder
+        inside it: a virtual environment kept in a student's project folder)."""
+        try:
+            given = os.fspath(path)
+            forms = {os.path.join(os.path.abspath(given), ""),
+                     os.path.join(os.path.realpath(given), "")}
+        except (TypeError, ValueError, OSError):
+            return False
+        if any(f.startswith(self.folders) and not f.startswith(self._envs) for f in forms):
+            return False
+        # the path as named (a package folder of links, as the sandbox's site folder is) or
+        # as it resolves, under a trusted folder
+        return any(f.startswith(self._roots) for f in forms)
+
+    def _refuse_code(self, path) -> ImportError:
+        try:
+            name = os.path.basename(os.fspath(path)) or str(path)
+        except (TypeError, ValueError):
+            name = "?"
+        if len(self.refused) < 50:
+            self.refused.append(name)
+        return ImportError(MSG_COMPILED.format(file=name[:200]), path=str(path)[:1000])
+
+    def _hook_code_loaders(self) -> None:
+        """Refuse compiled code from outside the trusted folders (see the module docstring)."""
+        import _imp
+        import zipimport
+
+        rule = self
+        saved = self._saved = {
+            "sourceless": machinery.SourcelessFileLoader.get_code,
+            "dynamic": _imp.create_dynamic,
+            "zip_init": zipimport.zipimporter.__init__,
+            "cache": _bootstrap_external.cache_from_source,
+        }
+
+        def get_code(loader, fullname):
+            path = loader.get_filename(fullname)
+            if rule.active and not rule.trusts_code_at(path):
+                raise rule._refuse_code(path)
+            return saved["sourceless"](loader, fullname)
+
+        def create_dynamic(spec, *args):
+            origin = getattr(spec, "origin", None)
+            if rule.active and not rule.trusts_code_at(origin or ""):
+                raise rule._refuse_code(origin or "?")
+            return saved["dynamic"](spec, *args)
+
+        def zip_init(importer, path, *args, **kwargs):
+            if rule.active and not rule.trusts_code_at(path):
+                raise rule._refuse_code(path)     # an ImportError: a path hook passes it
+            return saved["zip_init"](importer, path, *args, **kwargs)
+
+        def cache_from_source(path, *args, **kwargs):
+            if rule.active and not rule.trusts_code_at(path):
+                raise NotImplementedError("the submission's modules run from their source")
+            return saved["cache"](path, *args, **kwargs)
+
+        machinery.SourcelessFileLoader.get_code = get_code
+        _imp.create_dynamic = create_dynamic
+        zipimport.zipimporter.__init__ = zip_init
+        _bootstrap_external.cache_from_source = cache_from_source
+        self._hooks = (get_code, create_dynamic, zip_init, cache_from_source)
+
+    def _unhook_code_loaders(self) -> None:
+        import _imp
+        import zipimport
+
+        if not self._saved:
+            return
+        get_code, create_dynamic, zip_init, cache_from_source = self._hooks
+        if machinery.SourcelessFileLoader.get_code is get_code:
+            machinery.SourcelessFileLoader.get_code = self._saved["sourceless"]
+        if _imp.create_dynamic is create_dynamic:
+            _imp.create_dynamic = self._saved["dynamic"]
+        if zipimport.zipimporter.__init__ is zip_init:
+            zipimport.zipimporter.__init__ = self._saved["zip_init"]
+        if _bootstrap_external.cache_from_source is cache_from_source:
+            _bootstrap_external.cache_from_source = self._saved["cache"]
+        self._saved = {}
 
     # ------------------------------------------------------------------ hooks
     def find_spec(self, fullname, path=None, target=None):
@@ -115,6 +216,7 @@ class ImportRule:
             self._import_module = importlib.import_module
             importlib.import_module = self._guarded_import_module
             sys.meta_path.insert(0, self)
+            self._hook_code_loaders()
         return self
 
     def remove(self) -> None:
@@ -128,6 +230,42 @@ class ImportRule:
             importlib.import_module = self._import_module
         if self in sys.meta_path:
             sys.meta_path.remove(self)
+        self._unhook_code_loaders()
+
+
+def _environments(folders: tuple) -> tuple:
+    """The virtual environment this Python runs in where it is kept inside the submission's
+    folder (a student's project folder), else ()."""
+    envs = set()
+    for p in (sys.prefix, sys.exec_prefix):
+        for r in (os.path.join(os.path.abspath(p), ""), os.path.join(os.path.realpath(p), "")):
+            if r.startswith(folders) and r not in folders:
+                envs.add(r)
+    return tuple(sorted(envs))
+
+
+def _code_roots(folders: tuple, envs: tuple) -> tuple:
+    """The folders compiled code may load from: the sys.path entries (the standard library's,
+    lib-dynload, the installed packages', the worker's) that are not the current folder, the
+    submission's folder or one holding it; one inside the submission's folder only in a virtual
+    environment kept there (`envs`). Each as named and as it resolves, ending in a separator."""
+    try:
+        cwd = os.path.realpath(os.getcwd())
+    except OSError:
+        cwd = None
+    roots = set()
+    for entry in sys.path:
+        if not isinstance(entry, str) or not entry or not os.path.isabs(entry):
+            continue                         # '' and relative entries: the current folder
+        forms = {os.path.join(os.path.abspath(entry), ""),
+                 os.path.join(os.path.realpath(entry), "")}
+        if any(f.rstrip(os.sep) == cwd or any(d.startswith(f) for d in folders)
+               for f in forms):
+            continue                         # the current folder, the submission's or above
+        if any(f.startswith(folders) and not f.startswith(envs) for f in forms):
+            continue                         # inside the submission's folder
+        roots |= forms
+    return tuple(sorted(roots))
 
 
 def _stdlib(top: str) -> bool:

@@ -122,6 +122,11 @@ PYTHON_MESSAGES = (
      r"standard library, its own modules and (?P<allowed>[\w., ]{1,500})",
      "No module named {module!r}: a submission may import only Python's standard library, its "
      "own modules and {allowed}"),
+    # the import rule's (import_rule.MSG_COMPILED): compiled code refused
+    (r"(?P<file>[^\n]{1,200}): code that is not Python source \(compiled bytecode, a native "
+     r"library or a zip archive\) cannot be loaded: a submission's code must be its \.py files",
+     "{file}: code that is not Python source (compiled bytecode, a native library or a zip "
+     "archive) cannot be loaded: a submission's code must be its .py files"),
     (r"name '(?P<name>\w{1,100})' is not defined", "name '{name}' is not defined"),
     (r"name '(?P<name>\w{1,100})' is not defined\. Did you mean: '(?P<alt>\w{1,100})'\?",
      "name '{name}' is not defined. Did you mean: '{alt}'?"),

@@ -43,7 +43,19 @@ buggy corpus file, a flag on every attack that reaches into the worker):
   ``importlib.import_module``, ``marshal``, ``pickle``, ``runpy`` given anything but a
   literal; ``exec_decoded`` when what it is given is decoded at run time (``zlib``,
   ``base64``, ``codecs``, ``bz2``, ``lzma``, ``gzip``, ``binascii``, ``bytes.fromhex``,
-  ``.decode()``), in the call or through a name assigned from such a decoding.
+  ``.decode()``), in the call or through a name assigned from such a decoding;
+* ``compiled``: code that is not source, which neither copy detection nor this scan can read:
+  a file of the submission that is compiled Python (a .pyc's magic number, a marshalled code
+  object), a native library (ELF, Mach-O, PE headers; .so, .pyd, .dylib, .dll), a zip archive
+  holding modules (importable with ``zipimport``; an .egg, a .whl) or a .pth file with an
+  ``import`` line (site runs it); in source,
+  importlib's ``SourcelessFileLoader``/``ExtensionFileLoader``, ``zipimport``, ``imp``,
+  ``_imp``, ``marshal`` (with a literal too), ``pkgutil.read_code``, importlib's bootstrap
+  modules, ``site.addsitedir``, ``spec_from_file_location``/``SourceFileLoader`` given a
+  path that is not a .py literal, ``runpy`` given a literal that is not, a bytes or string
+  literal that is bytecode, a string naming a compiled file (``.pyc``, ``__pycache__``).
+  The worker refuses to load such code from the submission's folder or anywhere it can write
+  (``andrea_runtime.import_rule``): the flag tells the staff what was handed in or tried.
 
 Bounded like the grader's other readings of untrusted bytes (``sources.forbidden_imports``,
 ``similarity``): a file is parsed into a syntax tree only up to ``sources.MAX_AST_CHARS``
@@ -82,7 +94,7 @@ _NOT_OWN = (set(getattr(sys, "stdlib_module_names", ())) | set(sys.builtin_modul
             | set(ALLOWED_PACKAGES) | set(FORBIDDEN_PACKAGES) | set(GRADER_PACKAGES)
             | {"numpy", "builtins", "__main__", "importlib", "sys", "os"})
 RULES = ("native", "gc", "frames", "modules", "grader_name", "proc", "builtins", "patch",
-         "code", "process", "exec", "exec_decoded")
+         "code", "process", "exec", "exec_decoded", "compiled")
 
 _GC = {"get_objects", "get_referrers", "get_referents", "garbage", "callbacks"}
 _SYS_FRAMES = {"_getframe", "_current_frames", "settrace", "setprofile", "_current_exceptions"}
@@ -110,6 +122,25 @@ _DECODERS = {"zlib", "base64", "codecs", "bz2", "lzma", "gzip", "binascii", "zip
 _DECODE_ATTRS = {"fromhex", "decode", "decompress", "b64decode", "b85decode", "a85decode",
                  "b32decode", "b16decode", "urlsafe_b64decode", "unhexlify", "a2b_base64",
                  "a2b_hex"}
+# code that is not source (the `compiled` rule)
+_COMPILED_MODULES = {"zipimport", "imp", "_imp", "marshal", "_frozen_importlib",
+                     "_frozen_importlib_external"}
+_COMPILED_DOTTED = {"importlib._bootstrap", "importlib._bootstrap_external", "pkgutil.read_code",
+                    "site.addsitedir", "site.main", "site.addpackage"}
+_COMPILED_NAMES = {"SourcelessFileLoader", "ExtensionFileLoader", "zipimporter",
+                   "_compile_bytecode", "create_dynamic", "load_compiled", "load_dynamic",
+                   "read_code", "addsitedir", "cache_from_source", "source_from_cache"}
+_FROM_FILE = {"importlib.util.spec_from_file_location", "importlib.machinery.SourceFileLoader",
+              "importlib.machinery.FileLoader", "importlib.abc.FileLoader"}
+_COMPILED_STRING = re.compile(r"\.py[cod]\b|__pycache__|\.(?:so|dylib|dll|egg|whl)$|"
+                              r"\b(?:SourcelessFileLoader|ExtensionFileLoader|zipimporter|"
+                              r"_bootstrap_external|create_dynamic)\b")
+_NATIVE_MAGIC = (b"\x7fELF", b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe",
+                 b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe")
+_COMPILED_SUFFIXES = (".pyc", ".pyo", ".pyd", ".so", ".dylib", ".dll", ".egg", ".whl")
+_ZIP_MODULES = (".py", ".pyc", ".pyo", ".pyd", ".so", ".pth")
+MAX_ZIP_ENTRIES = 10_000   # names of one archive looked at
+
 # getattr/setattr/delattr with one of these names as a string reaches what the name does
 _SENSITIVE_NAMES = (_SYS_FRAMES | _FRAME_ATTRS | _SYS_IMPORT | _CODE_ATTRS | _GC
                     | {"__code__", "__import__", "_exit"})
@@ -142,6 +173,9 @@ _TEXT_RULES = (
                            r"multiprocessing|faulthandler)\b")),
     ("exec", re.compile(r"\b(?:exec|eval|compile|__import__|import_module|marshal|pickle)"
                         r"\s*\(\s*(?![rRbBuUfF]{0,2}['\"])")),
+    ("compiled", re.compile(r"\b(?:SourcelessFileLoader|ExtensionFileLoader|zipimport(?:er)?|"
+                            r"_bootstrap_external|read_code|create_dynamic|addsitedir|"
+                            r"load_compiled|load_dynamic|marshal)\b|__pycache__|\.py[cod]\b")),
 )
 
 
@@ -225,6 +259,9 @@ class _Scan(ast.NodeVisitor):
             self._add(node, "grader_name", f"import {name}")
         elif top in PROCESS_MODULES:
             self._add(node, "process", f"import {name}")
+        elif top in _COMPILED_MODULES or name in _COMPILED_DOTTED or \
+                name.startswith(("importlib._bootstrap", "site.")):
+            self._add(node, "compiled", f"import {name}")
 
     def _dotted_name(self, node) -> str | None:
         """`a.b.c` with `a` resolved through the imports (None if not a plain chain, or one of
@@ -264,6 +301,9 @@ class _Scan(ast.NodeVisitor):
             self._add(node, "process", name)
         elif name == "types.CodeType":
             self._add(node, "code", name)
+        elif top in _COMPILED_MODULES or attr in _COMPILED_NAMES or \
+                name.startswith(tuple(_COMPILED_DOTTED)):
+            self._add(node, "compiled", name)
 
     # ------------------------------------------------------------------ nodes
     def _visit(self, node) -> None:
@@ -294,6 +334,10 @@ class _Scan(ast.NodeVisitor):
         elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
                 and id(node) not in self.prose):
             self._string(node, node.value)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, bytes):
+            kind = compiled_kind(node.value)
+            if kind:
+                self._add(node, "compiled", f"bytes literal: {kind}")
         elif isinstance(node, ast.Call):
             self._call(node)
 
@@ -304,6 +348,11 @@ class _Scan(ast.NodeVisitor):
             self._add(node, "grader_name", repr(s[:60]))
         elif _PROC.search(s):
             self._add(node, "proc", repr(s[:60]))
+        elif _COMPILED_STRING.search(s):
+            self._add(node, "compiled", repr(s[:60]))
+        elif len(s) >= 16 and max(s[:40]) < "\u0100" and \
+                compiled_kind(s[:40].encode("latin-1")):
+            self._add(node, "compiled", "string literal: bytecode")
 
     def _patch(self, node, owner, attr: str) -> None:
         """An attribute assigned or deleted: of builtins, or of an imported module."""
@@ -334,6 +383,14 @@ class _Scan(ast.NodeVisitor):
                     self._patch(node, node.args[0], attr.value)
             elif name in ("setattr", "delattr"):
                 self._patch(node, node.args[0], "<name>")
+        if name in _FROM_FILE:          # the loader follows the path's suffix (.pyc, .so)
+            kw = {k.arg: k.value for k in node.keywords}
+            path = node.args[1] if len(node.args) > 1 else kw.get("location", kw.get("path"))
+            if not _py_literal(path):
+                self._add(node, "compiled", f"{name}(...)")
+        elif name.startswith("runpy.") and node.args and _literal(node.args[0]) \
+                and not _py_literal(node.args[0]):
+            self._add(node, "compiled", f"{name}(...)")   # a .pyc, a zip, a module by name
         if name in _RUN_CODE or name in _RUN_CODE_DOTTED:
             first = node.args[0] if node.args else (args[0] if args else None)
             if name in ("__import__", "importlib.import_module", "importlib.__import__") \
@@ -382,6 +439,11 @@ class _Scan(ast.NodeVisitor):
                            "rule": rule, "code": code})
 
 
+def _py_literal(node) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) \
+        and node.value.endswith(".py")
+
+
 def _literal(node) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
 
@@ -405,6 +467,81 @@ def notebook_cells(data: bytes) -> list[tuple[int, str]]:
         src = "".join(s for s in src if isinstance(s, str)) if isinstance(src, list) else src
         if isinstance(src, str):
             out.append((number, src))
+    return out
+
+
+def compiled_kind(data: bytes) -> str | None:
+    """What compiled code `data` begins with (its first bytes only: constant time), else None:
+    a .pyc of Python 3 (the magic number, ``\\r\\n``, the flags word, a code object), a
+    marshalled code object (the type byte, small int fields, its code string), a native
+    library (ELF, Mach-O, PE)."""
+    head = bytes(data[:64])
+    if len(head) >= 17 and head[2:4] == b"\r\n" and \
+            3000 <= int.from_bytes(head[:2], "little") < 4096 and \
+            head[4:8] in (b"\0\0\0\0", b"\1\0\0\0", b"\3\0\0\0") and head[16] in (0x63, 0xE3):
+        return "compiled Python (.pyc)"
+    if head[:1] in (b"c", b"\xe3"):
+        for fields in (5, 6):            # Python 3.11+, 3.8-3.10: int fields before the code
+            end = 1 + 4 * fields
+            if len(head) > end and head[end] in (0x73, 0xF3) and all(   # counts, then flags
+                    int.from_bytes(head[k:k + 4], "little") < (1 << 20 if k < end - 4 else 1 << 30)
+                    for k in range(1, end, 4)):
+                return "marshalled code object"
+    if head.startswith(_NATIVE_MAGIC):
+        return "native library"
+    if head[:2] == b"MZ" and len(data) > 0x40:
+        at = int.from_bytes(bytes(data[0x3C:0x40]), "little")
+        if bytes(data[at:at + 4]) == b"PE\0\0":
+            return "native library (PE)"
+    return None
+
+
+def _zip_modules(data: bytes) -> str | None:
+    """The first module an archive holds (what zipimport would import), else None; the names
+    of its central directory only (at most MAX_ZIP_ENTRIES), nothing decompressed."""
+    import io
+    import zipfile
+
+    if b"PK\x05\x06" not in data[-(65536 + 22):]:
+        return None
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            for k, info in enumerate(z.infolist()):
+                if k >= MAX_ZIP_ENTRIES:
+                    break
+                if info.filename.lower().endswith(_ZIP_MODULES):
+                    return info.filename[:100]
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError,
+            MemoryError, RecursionError):
+        return None
+    return None
+
+
+def file_places(files: dict[str, bytes]) -> list[dict]:
+    """The files of a submission that are code the grader cannot read as source (the
+    ``compiled`` rule), each {file, line, rule, code, source}: a .pth names the first line
+    that site would run (``import``)."""
+    out = []
+    for rel in sorted(files):
+        data = files[rel]
+        kind = compiled_kind(data)
+        if kind is None:
+            zipped = _zip_modules(data)
+            if zipped is not None:
+                kind = f"zip archive holding {zipped}"
+        line, source = 1, ""
+        if kind is None and rel.lower().endswith(".pth"):   # site runs its import lines
+            text = data[:1 << 16].decode("utf-8", "replace")
+            for k, row in enumerate(text.splitlines(), 1):
+                if row.startswith(("import ", "import\t")):
+                    kind, line, source = ".pth file", k, row.strip()[:MAX_SOURCE_CHARS]
+                    break
+        elif kind is None and rel.lower().endswith(_COMPILED_SUFFIXES):
+            kind = f"{rel.rsplit('.', 1)[-1].lower()} file"
+        if kind is None:
+            continue
+        out.append({"file": rel, "line": line, "rule": "compiled", "code": kind,
+                    "source": source})
     return out
 
 
@@ -453,6 +590,7 @@ def submission_places(parts: list[tuple[str, str]], files: dict[str, bytes] | No
                     if 1 <= line <= len(lines) else ""
                 p["cell"] = cell
                 found.append(p)
+    found += file_places(files or {})
     seen, out = set(), []
     for p in found:
         key = (p["file"], p.get("cell"), p["line"], p["rule"])

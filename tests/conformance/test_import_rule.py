@@ -6,6 +6,7 @@ importlib; a library's own imports are not the submission's."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -78,3 +79,115 @@ def test_removed_rule_leaves_imports_alone(tmp_path):
     rule.remove()
     exec(compile("import yaml", str(tmp_path / "sub.py"), "exec"), {})  # noqa: S102
     assert rule not in sys.meta_path
+
+
+# ----------------------------------------------------------------------------- code not source
+def _bytecode(folder, name: str, source: str, unchecked: bool = False) -> None:
+    import py_compile
+
+    (folder / "_src.py").write_text(source)
+    mode = (py_compile.PycInvalidationMode.UNCHECKED_HASH if unchecked
+            else py_compile.PycInvalidationMode.TIMESTAMP)
+    py_compile.compile(str(folder / "_src.py"), cfile=str(folder / name), doraise=True,
+                       invalidation_mode=mode)
+    (folder / "_src.py").unlink()
+
+
+@pytest.mark.parametrize("code", [
+    # importlib's loader for bytecode, by name and through the suffix of a path
+    "from importlib.machinery import SourcelessFileLoader\nimport types\n"
+    "m = types.ModuleType('fast')\nSourcelessFileLoader('fast', 'fast.pyc').exec_module(m)",
+    "import importlib.util as u\ns = u.spec_from_file_location('fast', 'fast.pyc')\n"
+    "s.loader.exec_module(u.module_from_spec(s))",
+    # a .pyc named like a standard module not loaded yet: a plain import statement
+    "import this_is_stdlib_named",
+    # a native library, through its loader and through _imp directly
+    "from importlib.machinery import ExtensionFileLoader\nimport importlib.util as u\n"
+    "l = ExtensionFileLoader('native', 'native.so')\n"
+    "u.module_from_spec(u.spec_from_loader('native', l, origin='native.so'))",
+    "import _imp, importlib.util as u\n"
+    "_imp.create_dynamic(u.spec_from_file_location('native', 'native.so'))",
+    # modules in a zip archive
+    "import zipimport\nzipimport.zipimporter('lib.zip').find_spec('zipped')",
+])
+def test_code_that_is_not_source_is_refused(run, tmp_path, monkeypatch, code):
+    monkeypatch.chdir(tmp_path)
+    _bytecode(tmp_path, "fast.pyc", "VALUE = 42\n")
+    (tmp_path / "native.so").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(57))
+    import zipfile
+    with zipfile.ZipFile(tmp_path / "lib.zip", "w") as z:
+        z.writestr("zipped.py", "VALUE = 42\n")
+    code = code.replace("this_is_stdlib_named", _unloaded_stdlib_module(tmp_path))
+    with pytest.raises(ImportError, match="code that is not Python source"):
+        run(code)
+
+
+def _unloaded_stdlib_module(folder) -> str:
+    """A standard module not loaded in this process, shadowed by a .pyc of that name."""
+    for name in ("this", "antigravity", "xdrlib", "nntplib", "telnetlib", "mailcap", "sndhdr"):
+        if name not in sys.modules:
+            _bytecode(folder, f"{name}.pyc", "VALUE = 42\n")
+            return name
+    pytest.skip("every candidate module is loaded")
+
+
+def test_a_zip_on_sys_path_provides_nothing(run, tmp_path):
+    import zipfile
+    with zipfile.ZipFile(tmp_path / "lib.zip", "w") as z:
+        z.writestr("helper_mod.py", "VALUE = 42\n")
+    sys.modules.pop("helper_mod", None)
+    ns = run(f"import sys\nsys.path.insert(0, {str(tmp_path / 'lib.zip')!r})\n"
+             "import helper_mod\nx = helper_mod.VALUE")
+    sys.path[:] = [p for p in sys.path if not p.endswith("lib.zip")]
+    sys.modules.pop("helper_mod", None)
+    assert ns["x"] == 7       # the folder's helper_mod.py, not the archive's
+
+
+@pytest.mark.parametrize("ruled", [False, True])
+def test_a_bytecode_cache_written_at_run_time_is_never_read(run, tmp_path, ruled):
+    """An unchecked hash-based .pyc (PEP 552) in __pycache__ replaces its source's code for
+    Python whatever the source says; under the rule a module outside the trusted folders runs
+    from its source (without the rule: the attack works, the test shows it is real)."""
+    import importlib.util
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    for folder in (tmp_path, scratch):     # the submission's module, copied to a scratch folder
+        (folder / "cached_mod.py").write_text("VALUE = 7\n")
+    cache = Path(importlib.util.cache_from_source(str(scratch / "cached_mod.py")))
+    cache.parent.mkdir()
+    _bytecode(cache.parent, cache.name, "VALUE = 42\n", unchecked=True)
+    code = (f"import sys\nsys.path.insert(0, {str(scratch)!r})\nimport cached_mod\n"
+            "x = cached_mod.VALUE")
+    sys.modules.pop("cached_mod", None)
+    try:
+        if ruled:
+            ns = run(code)
+        else:
+            ns: dict = {}
+            exec(compile(code, str(tmp_path / "sub.py"), "exec"), ns)  # noqa: S102
+    finally:
+        sys.path[:] = [p for p in sys.path if p != str(scratch)]
+        sys.modules.pop("cached_mod", None)
+    assert ns["x"] == (7 if ruled else 42)
+
+
+def test_the_libraries_native_modules_still_load(run):
+    """NumPy's and SciPy's extension modules, the standard library's (lib-dynload)."""
+    for name in [m for m in sys.modules if m.split(".")[0] in ("scipy",)]:
+        sys.modules.pop(name, None)
+    sys.modules.pop("_decimal", None)
+    run("import numpy, decimal, _decimal\nfrom scipy import linalg, sparse\n"
+        "numpy.linalg.norm(numpy.ones(3))")
+
+
+def test_removed_rule_restores_the_loaders(tmp_path):
+    import _imp
+    import zipimport
+    from importlib import _bootstrap_external, machinery
+
+    before = (machinery.SourcelessFileLoader.get_code, _imp.create_dynamic,
+              zipimport.zipimporter.__init__, _bootstrap_external.cache_from_source)
+    ImportRule(ALLOWED_PACKAGES, str(tmp_path)).install().remove()
+    assert (machinery.SourcelessFileLoader.get_code, _imp.create_dynamic,
+            zipimport.zipimporter.__init__, _bootstrap_external.cache_from_source) == before

@@ -10,6 +10,7 @@ untrusted code, which tests/grade/test_sandbox.py checks for every attack file),
 """
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -245,3 +246,89 @@ def test_the_same_tools_turned_on_the_worker_are_flagged(name):
     code, rule = REACHING_IDIOMS[name]
     (flag,) = tamper_flags([("hw.py", code)])
     assert rule in flag["rules"], flag
+
+
+# ----------------------------------------------------------------------------- not source
+def _reference_module() -> str:
+    """The reference's embedding and vectors modules and its argument checks, joined into one
+    module (what compiled_copy.py and its kin hand in, compiled or archived)."""
+    def body(path: Path) -> str:
+        return path.read_text().replace("from andrea_runtime import validate", "").replace(
+            "from __future__ import annotations", "")
+
+    return ("from __future__ import annotations\nimport types as _types\n"
+            + body(ROOT / "andrea_runtime" / "validate.py")
+            + "\nvalidate = _types.SimpleNamespace(**{k: v for k, v in dict(globals()).items() "
+              "if callable(v) and not k.startswith('_')})\n"
+            + body(ROOT / "andrea_ref" / "embedding.py") + "\n"
+            + body(ROOT / "andrea_ref" / "vectors.py"))
+
+
+def _compile_reference(folder: Path, name: str, unchecked: bool = False) -> None:
+    """`name` in `folder`: the reference module compiled for this Python (an unchecked
+    hash-based .pyc, PEP 552, with `unchecked`: loaded for a source without reading it)."""
+    import py_compile
+
+    (folder / "fastpath_src.py").write_text(_reference_module())
+    mode = (py_compile.PycInvalidationMode.UNCHECKED_HASH if unchecked
+            else py_compile.PycInvalidationMode.TIMESTAMP)
+    py_compile.compile(str(folder / "fastpath_src.py"), cfile=str(folder / name), doraise=True,
+                       invalidation_mode=mode)
+    (folder / "fastpath_src.py").unlink()
+
+
+def _compiled_reference(folder: Path) -> None:
+    _compile_reference(folder, "fastpath.pyc")
+
+
+def _pycache_reference(folder: Path) -> None:
+    _compile_reference(folder, "cache.bin", unchecked=True)
+    names = ["lookup", "embed", "embed_backward", "init_table", "dot", "norm",
+             "cosine_similarity"]
+    (folder / "helper.py").write_text("".join(
+        f"def {n}(*args, **kwargs):\n    raise NotImplementedError('{n}: not done yet')\n\n\n"
+        for n in names))
+
+
+def _extension_reference(folder: Path) -> None:
+    # an ELF header: the worker refuses it before the dynamic loader would read it
+    (folder / "fastpath.so").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(57))
+
+
+def _zipped_reference(folder: Path) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(folder / "lib.zip", "w") as z:
+        z.writestr("fastpath.py", _reference_module())
+
+
+# attack file -> (what the test puts beside it, the file the staff are shown)
+COMPILED = {
+    "compiled_copy.py": (_compiled_reference, "fastpath.pyc"),
+    "pycache_copy.py": (_pycache_reference, "cache.bin"),
+    "extension_copy.py": (_extension_reference, "fastpath.so"),
+    "zip_copy.py": (_zipped_reference, "lib.zip"),
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("name", sorted(COMPILED))
+def test_a_reference_copy_handed_in_as_code_that_is_not_source_is_refused_and_flagged(
+        name, tmp_path, spec):
+    """The worker loads no compiled code from the submission's folder (the import rule): the
+    copy does not run, and the staff are shown the file and the loader (rule `compiled`)."""
+    build, shown = COMPILED[name]
+    d = tmp_path / "hw"
+    d.mkdir()
+    build(d)
+    shutil.copy(CORPUS / name, d / "submission.py")
+    rep = grade_path(d, spec, select=["lookup_selects_row", "vector_norm"], limits=LIMITS,
+                     sandbox="bwrap")
+    assert "passed" not in [c["status"] for c in rep["checks"]], rep["checks"]
+    (flag,) = [f for f in rep["flags"] if f["kind"] == "grader_tamper"]
+    assert "compiled" in flag["rules"]
+    assert shown in {p["file"] for p in flag["places"] if p["rule"] == "compiled"}, flag
+    if name == "pycache_copy.py":     # helper.py's own source runs, not its cache
+        assert "not done yet" in json.dumps(rep["checks"]), (rep["import"], rep["checks"])
+    else:
+        assert "not Python source" in json.dumps(rep["import"]), rep["import"]

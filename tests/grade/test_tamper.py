@@ -90,6 +90,13 @@ REACHING = {
     "fill_storage.py": {"grader_name"},                     # writes into /sandbox/runtime
     "proc_host_paths.py": {"proc", "modules"},               # /proc/self/*, modules' files
     "neighbour_region.py": {"proc"},                         # another worker's /proc/<pid>/fd
+    # code that is not source (copy detection cannot read it): the loaders and what they load
+    "compiled_copy.py": {"compiled"},                        # SourcelessFileLoader
+    "pycache_copy.py": {"compiled"},                         # cache_from_source
+    "extension_copy.py": {"compiled"},                       # ExtensionFileLoader, 'x.so'
+    "zip_copy.py": {"compiled"},                             # zipimport
+    "pth_copy.py": {"compiled"},                             # site.addsitedir
+    "bytecode_literal.py": {"compiled", "exec"},             # marshal, a bytecode literal
 }
 # Not flagged, and why: they attack with what they return, print, name or write to their own
 # files, with the grader's own parsers, or with timing; nothing of the worker is reached.
@@ -110,7 +117,6 @@ NOT_REACHING = {
     "shared_row_names.py": "one file handed in under two names (the gradebook's rows)",
     "huge_results.py": "returns results as large as a reply may be",
     "unicode_line_separator.ipynb": "a line separator for the grader's notebook reader",
-    "compiled_copy.py": "loads its code from bytecode (not flagged: the gap it shows)",
     "rng_not_advanced.py": "draws from a copy of its Generator",
     "notebook_cell_shapes.ipynb": "a notebook that cannot be read (no module)",
     "slow_calls.py": "timing",
@@ -376,3 +382,98 @@ def test_the_places_listed_are_capped_and_counted():
 def test_broken_source_is_read_as_text():
     places, parsed = scan_text("def f(:\n    import ctypes\n", "m.py")
     assert not parsed and [(p["line"], p["rule"]) for p in places] == [(2, "native")]
+
+
+# ----------------------------------------------------------------------------- not source
+def _compiled_files(tmp_path) -> dict[str, bytes]:
+    """One file of each kind of code that is not source, as a submission hands it in."""
+    import io
+    import marshal
+    import py_compile
+    import zipfile
+
+    (tmp_path / "m.py").write_text("def f():\n    return 42\n")
+    py_compile.compile(str(tmp_path / "m.py"), cfile=str(tmp_path / "m.pyc"), doraise=True)
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("fastpath.py", "x = 1\n")
+    pe = bytearray(b"MZ" + bytes(0x3A) + (0x80).to_bytes(4, "little") + bytes(0x40))
+    pe[0x80:0x84] = b"PE\0\0"
+    return {
+        "fastpath.pyc": (tmp_path / "m.pyc").read_bytes(),
+        "notes.dat": (tmp_path / "m.pyc").read_bytes(),            # a .pyc under another name
+        "blob.bin": marshal.dumps(compile("x = 1", "<x>", "exec")),  # a marshalled code object
+        "libfast.so": b"\x7fELF\x02\x01\x01" + bytes(57),
+        "fast.dylib": b"\xcf\xfa\xed\xfe" + bytes(60),
+        "fast.pyd": bytes(pe),
+        "data.png": b"\x89PNG\r\n\x1a\n" + bytes(8) + archive.getvalue(),  # a zip appended
+        "lib.egg": b"not even a zip",
+        "setup.pth": b"# a path\n.\nimport os; print('site runs this')\n",
+    }
+
+
+def test_every_file_of_code_that_is_not_source_is_flagged(tmp_path):
+    files = _compiled_files(tmp_path)
+    places = tamper.file_places(files)
+    assert {p["file"] for p in places} == set(files)
+    assert {p["rule"] for p in places} == {"compiled"}
+    (pth,) = [p for p in places if p["file"] == "setup.pth"]
+    assert pth["line"] == 3 and pth["source"].startswith("import os")
+    (flag,) = tamper_flags([("hw.py", "x = 1\n")], files)
+    assert flag["rules"] == ["compiled"]
+
+
+def test_honest_data_files_are_not_flagged(tmp_path):
+    import io
+    import zipfile
+
+    import numpy as np
+
+    npy, npz = io.BytesIO(), io.BytesIO()
+    np.save(npy, np.arange(10.0))
+    np.savez(npz, a=np.arange(3), b=np.ones(2))
+    with zipfile.ZipFile(archive := io.BytesIO(), "w") as z:
+        z.writestr("data/table.csv", "a,b\n1,2\n")
+    files = {"table.npy": npy.getvalue(), "tables.npz": npz.getvalue(),
+             "data.zip": archive.getvalue(), "notes.txt": b"c\r\r\nwindows text\r\n",
+             "vocab.json": b'{"a": 1}', "plot.png": b"\x89PNG\r\n\x1a\n" + bytes(64),
+             "README.md": b"# My homework\n", "paths.pth": b"# weights, not a site file\n",
+             "empty.dat": b"", "c.bin": b"c" + bytes(40), "MZ.txt": b"MZ is a code\n"}
+    assert tamper.file_places(files) == []
+    assert tamper_flags([("hw.py", "import numpy as np\nt = np.load('table.npy')\n")],
+                        files) == []
+
+
+@pytest.mark.parametrize("code", [
+    "from importlib.machinery import SourcelessFileLoader",
+    "import importlib.machinery\nL = importlib.machinery.ExtensionFileLoader",
+    "import zipimport",
+    "import marshal\nc = marshal.loads(b'x')",
+    "import _imp",
+    "import pkgutil\npkgutil.read_code(open('x', 'rb'))",
+    "from importlib import _bootstrap_external",
+    "import site\nsite.addsitedir('.')",
+    "import importlib.util as u\ns = u.spec_from_file_location('m', path)",
+    "import importlib.util as u\ns = u.spec_from_file_location('m', 'fast.pyc')",
+    "import runpy\nrunpy.run_path('fast.pyc')",
+    "import importlib.util as u\np = u.cache_from_source('helper.py')",
+    "p = 'helper.cpython-311.pyc'",
+    "p = '__pycache__'",
+    "lib = 'fastpath.so'",
+    "CODE = b'\\xe3" + "\\x00" * 24 + "\\xf3" + "\\x00" * 20 + "'",    # marshalled code
+    "CODE = '\\xa7\\r\\r\\n" + "\\x00" * 12 + "c" + "\\x00" * 30 + "'",  # a .pyc as a str
+])
+def test_the_compiled_rule(code):
+    (flag,) = tamper_flags([("hw.py", code)])
+    assert "compiled" in flag["rules"], flag
+
+
+@pytest.mark.parametrize("code", [
+    "import importlib.util as u\ns = u.spec_from_file_location('helper', 'helper.py')",
+    "import runpy\nrunpy.run_path('helper.py')",
+    "with open('weights.npz', 'rb') as f:\n    data = f.read()",
+    "name = 'also'\nsuffix = '.py'",
+    "b = b'\\x00\\x01' * 20",
+])
+def test_the_compiled_rule_leaves_honest_code_alone(code):
+    assert tamper_flags([("hw.py", code)]) == []

@@ -7,17 +7,16 @@ submission's own modules from its .py files), so this file loads the bytecode wi
 `SourcelessFileLoader`, which is no import statement, no `exec`, no `marshal` and no
 `sys.modules`.
 
-What it did: 100 / 100 and no flag at all. Copy detection fingerprints Python source (a .pyc
-holds NUL bytes, so it is not "Python under another name"), and the tamper scan reads the 15
-lines below, none of which it names; the staff read a loader and see nothing of the copy.
-Two students handing in the same .pyc are no similar pair either.
+What it did (before the fix): 100 / 100 and no flag at all. Copy detection fingerprints Python
+source (a .pyc holds NUL bytes, so it is not "Python under another name"), and the tamper scan
+read the 15 lines below, none of which it named; the staff read a loader and saw nothing of the
+copy. Two students handing in the same .pyc were no similar pair either.
 
-Expected: a submission whose code comes from compiled bytecode (or any other file the grader
-cannot read as source) is flagged for the staff (the file, and the loader line), as code built
-at run time from data is (`exec_decoded`); a general fix: a tamper rule for importlib's loaders
-(`SourcelessFileLoader`, `ExtensionFileLoader`, `SourceFileLoader` given a non-.py file) and a
-flag for any file of the submission that is compiled code (a .pyc's magic number, an ELF
-header).
+Expected (and done): code that is not source cannot be compared, so it never passes silently.
+The worker refuses to load compiled code from the submission's folder (the import rule,
+``andrea_runtime/import_rule.py``: an ImportError the student reads in their language, every
+check not run), and the tamper scan flags it for the staff (rule ``compiled``): the .pyc file
+(its magic number) and the loader's lines.
 """
 from importlib.machinery import SourcelessFileLoader
 from importlib.util import module_from_spec, spec_from_loader
