@@ -43,6 +43,7 @@ from andrea_runtime.kernel_contract import EntryPoint, KernelContract
 
 from .backend import get_backend
 from .executor import findings as F
+from .executor import macros as host_macros
 from .executor.build import BuildError, kernel_names
 from .executor.findings import Said
 
@@ -136,6 +137,7 @@ def nvrtc_headers() -> dict[str, str]:
 
 _ALLOWED_DIRECTIVES = frozenset({"define", "undef", "if", "ifdef", "ifndef", "elif", "else",
                                  "endif", "error", "warning", "line", "pragma", "include", ""})
+_CONDITIONALS = frozenset({"if", "ifdef", "ifndef", "elif"})
 _ALLOWED_PRAGMAS = ("unroll", "once", "nounroll")
 _FORBIDDEN_WORDS = re.compile(r"\b(__has_include|__has_include_next|_Pragma|__pragma|asm|__asm|"
                               r"__asm__|__builtin_FILE|__builtin_LINE|no_sanitize\w*|"
@@ -245,6 +247,79 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
+def _header_macros() -> dict[str, frozenset[str]]:
+    """{allowed header: the macros NVRTC's version of it defines}."""
+    return {h: frozenset(re.findall(r"^\s*#\s*define\s+(\w+)", t, re.M))
+            for h, t in nvrtc_headers().items()}
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_STRINGS = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
+
+
+def _macro_errors(lines: list[tuple[int, str]]) -> list:
+    """The kernel's use of macros g++ (the executor) and NVRTC define differently
+    (executor/macros.py): in a conditional (`#ifndef __GNUC__`, `#ifndef M_PI`, `#if HOST` after
+    `#define HOST __x86_64__`), or anywhere for g++'s own reserved names (`STR(__GNUC__)`).
+    A name the kernel #defines or #undefs itself is its own from there on (both compilers agree);
+    a header's constant (INT_MAX) is NVRTC's too once the kernel includes that header."""
+    listed, everywhere = host_macros.refused(), host_macros.refused_everywhere()
+    from_header = _header_macros()
+    own: set[str] = set()         # defined or undefined by the kernel: alike in both
+    included: set[str] = set()    # header constants NVRTC has too, once included
+    tainted: dict[str, str] = {}  # the kernel's macros whose text names a listed one
+    out = []
+
+    def differs(word: str) -> bool:
+        return word in listed and word not in own and word not in included
+
+    depth = 0                     # of #if regions: a #define inside one may never happen
+    for num, line in lines:
+        line = "".join(c for i, c in enumerate(line)
+                       if not (c == "'" and _digit_separator(line, i)))  # 1'000 is no literal
+        code = _STRINGS.sub('""', line)
+        stripped = code.lstrip()
+        m = re.match(r"(?:#|%:)\s*([A-Za-z_]\w*)\s*(.*)", stripped, re.S)
+        dname, rest = (m.group(1), m.group(2)) if m else ("", code)
+        if dname == "include":
+            h = re.search(r'[<"]([A-Za-z0-9_.]+)[>"]', rest)
+            if h:
+                included |= from_header.get(h.group(1), frozenset())
+            continue
+        if dname in ("define", "undef"):
+            d = _WORD.match(rest)
+            if not d:
+                continue
+            body = rest[d.end():]
+            if depth == 0:
+                own.add(d.group(0))
+            tainted.pop(d.group(0), None)
+            words = _WORD.findall(body)
+            reached = [w for w in words if differs(w)] + [tainted[w] for w in words if w in tainted]
+            if reached and dname == "define":
+                tainted[d.group(0)] = reached[0]
+            bad = [w for w in words if w in everywhere and w not in own]
+        elif dname in _CONDITIONALS:
+            depth += dname != "elif"
+            # `defined X` and #ifdef ask whether X is a macro: a name of the kernel's own is
+            # one in both; #if and #elif expand the rest, where the kernel's macros reach theirs
+            asked = re.findall(r"\bdefined\s*\(?\s*([A-Za-z_]\w*)", rest)
+            expanded = _WORD.findall(re.sub(r"\bdefined\s*\(?\s*[A-Za-z_]\w*", " ", rest))
+            if dname in ("ifdef", "ifndef"):
+                asked, expanded = expanded[:1], []
+            for w in dict.fromkeys(asked + expanded):
+                if differs(w) or (w in tainted and w in expanded):
+                    out.append((num, Said(F.MSG_HOST_MACRO, word=tainted.get(w, w)
+                                          if w in expanded else w)))
+            continue
+        else:
+            depth -= dname == "endif" and depth > 0
+            bad = [w for w in _WORD.findall(rest) if w in everywhere and w not in own]
+        for w in dict.fromkeys(bad):
+            out.append((num, Said(F.MSG_HOST_MACRO_USE, word=w)))
+    return out
+
+
 def check_includes(text: str, name: str) -> None:
     """Refuse any way of reaching a file outside the submission (see the module docstring).
 
@@ -294,6 +369,7 @@ def check_includes(text: str, name: str) -> None:
             elif dname == "pragma":
                 if not rest.split() or rest.split()[0] not in _ALLOWED_PRAGMAS:
                     errors.append((num, Said(F.MSG_FORBIDDEN_PRAGMA, pragma=rest[:40])))
+    errors += _macro_errors(_logical_lines(text))
     if errors:
         seen: dict = {}
         for num, said in sorted(errors, key=lambda e: (e[0], str(e[1]))):

@@ -22,6 +22,8 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
+from .macros import nvrtc_defines
+
 HERE = Path(__file__).resolve().parent
 PRELUDE = HERE / "prelude.h"
 #: CUDA's headers (cuda_runtime.h, math_constants.h, ...) as the executor sees them.
@@ -131,7 +133,12 @@ _WARP_RE = re.compile(r"\b(__shfl\w*_sync|__syncwarp|__ballot_sync|__any_sync|__
 #: branch is what a GPU runs, and the executor must judge that branch, not the host fallback
 #: (tests/attacks/kernels/cuda_arch_branch.cu: a racy device branch and a correct #else scored
 #: 60 / 60).
-DEVICE_MACROS = "#define __CUDA_ARCH__ 900\n"
+#: NVRTC's other macros that honest code tests (`__CUDACC__`, `__CUDACC_RTC__`, its version) come
+#: with NVRTC's values (executor/nvrtc_macros.txt); the macros g++ defines and NVRTC does not
+#: cannot be taken away, so a kernel's conditionals may not name them (executor/macros.py,
+#: host.check_includes; tests/attacks/kernels/host_compiler_branch.cu).
+CUDA_ARCH_MACRO = "#define __CUDA_ARCH__ 900\n"
+DEVICE_MACROS = CUDA_ARCH_MACRO + nvrtc_defines()
 
 
 def translation_unit(source: str, name: str, prelude: Path = PRELUDE) -> str:

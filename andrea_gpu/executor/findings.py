@@ -123,6 +123,12 @@ MSG_FORBIDDEN_DIRECTIVE = "#{directive} is not allowed in a kernel submission"
 MSG_FORBIDDEN_INCLUDE = ("#include {header} is not allowed: a kernel submission is one "
                          "self-contained file and may include only standard or CUDA headers such "
                          "as <cstdint> or <cuda_runtime.h>")
+MSG_HOST_MACRO = ("'{word}' may not be tested in #if, #ifdef, #ifndef or #elif: the grader's CPU "
+                  "checker and the GPU's compiler do not define it alike, so the code graded would "
+                  "not be the code a GPU runs (test __CUDA_ARCH__, __CUDACC__ or a macro of your "
+                  "own)")
+MSG_HOST_MACRO_USE = ("'{word}' is a macro of the grader's CPU checker's compiler, not of the "
+                      "GPU's: a kernel may not use it (define a constant or macro of your own)")
 MSG_FORBIDDEN_PRAGMA = "#pragma {pragma} is not allowed (only #pragma unroll and #pragma once are)"
 
 # --- the contract's rule for out-of-range ids, checked after each launch (andrea_gpu/host.py)

@@ -111,20 +111,42 @@ def test_a_kernel_cannot_show_the_executor_other_code_than_a_gpu_runs():
     assert found is not None, "the executor ran the #else branch"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known gap (third red-team "
-                   "round): g++ predefines __GNUC__, __x86_64__, __SANITIZE_THREAD__, ... and the "
-                   "prelude's ANDREA_* names, which NVRTC does not, so `#ifndef __GNUC__` hides "
-                   "what a GPU runs from the executor: 60 / 60")
 def test_a_kernel_cannot_tell_the_executor_from_a_gpu_by_the_host_compilers_macros():
-    """host_compiler_branch.cu: the racy device code under `#ifndef __GNUC__`."""
-    sub = load_kernel_submission(HOSTILE / "host_compiler_branch.cu", backend="cpu")
-    found = None
-    try:
-        for _ in range(3):  # launch shapes: grid 1 (one block), then several blocks
-            gt, gp = sub.embed_backward(np.zeros((2, 20), np.int64),
-                                        np.ones((2, 20, 3), np.float32), 2, 20)
-            if not (np.all(gp == 2) and np.all(gt[0] == 40)):
-                found = "wrong gradient"
-    except KernelError as exc:
-        found = str(exc)
-    assert found is not None, "the executor ran the host compiler's branch"
+    """host_compiler_branch.cu: the racy device code under `#ifndef __GNUC__` (60 / 60 before):
+    refused at the line, as every conditional naming a macro g++ and NVRTC define differently."""
+    with pytest.raises(SubmissionError, match=r"was refused") as exc:
+        load_kernel_submission(HOSTILE / "host_compiler_branch.cu", backend="cpu")
+    assert "host_compiler_branch.cu:62: error: '__GNUC__' may not be tested" in exc.value.log
+    assert "host_compiler_branch.cu:77: error: '__GNUC__'" in exc.value.log
+
+
+@pytest.mark.parametrize("test", [
+    "#ifndef __x86_64__", "#if !defined(__linux__)", "#ifndef __SANITIZE_THREAD__",
+    "#ifndef ANDREA_RN", "#ifndef __syncthreads", "#ifndef M_PI", "#ifdef __EDG__",
+    "#if __OPTIMIZE__ == 0", "#elif defined __GNUC__", "# /* */ ifndef \\\n __GNUC__"])
+def test_every_macro_the_two_compilers_define_differently_is_refused_in_a_conditional(test):
+    """Each family: g++'s predefined names, the prelude's names and macros, the C library's
+    (M_PI: NVRTC's <cmath> has none), NVRTC's own (__EDG__), values that differ; spelled with
+    defined, a comment and a line splice."""
+    from andrea_gpu.host import check_includes
+    src = (HOSTILE / "host_compiler_branch.cu").read_text()
+    src = src.replace("#ifndef __GNUC__", "#if 0\n" + test if test.startswith("#elif") else test)
+    with pytest.raises(SubmissionError, match=r"was refused") as exc:
+        check_includes(src, "k.cu")
+    assert "may not be tested" in exc.value.log
+
+
+def test_honest_device_guards_keep_working(tmp_path):
+    """`#ifdef __CUDA_ARCH__`, `__CUDACC__`, `__CUDACC_RTC__` and NVRTC's version macros mean in
+    the executor what they mean to NVRTC (the executor defines them with NVRTC's values)."""
+    src = (HOSTILE / "host_compiler_branch.cu").read_text()
+    src = src.replace("#ifndef __GNUC__", "#if !defined(__CUDA_ARCH__) || !defined(__CUDACC__) "
+                      "|| !defined(__CUDACC_RTC__) || __CUDACC_VER_MAJOR__ < 12")
+    src = src.replace("#if !defined(__GNUC__)", "#ifndef __CUDACC__")
+    path = tmp_path / "honest_guards.cu"
+    path.write_text(src.replace("HOSTILE", "honest"))
+    sub = load_kernel_submission(path, backend="cpu")
+    for _ in range(3):
+        gt, gp = sub.embed_backward(np.zeros((2, 20), np.int64),
+                                    np.ones((2, 20, 3), np.float32), 2, 20)
+        assert np.all(gp == 2) and np.all(gt[0] == 40)

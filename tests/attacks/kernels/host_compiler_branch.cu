@@ -5,6 +5,8 @@
 // `#ifndef __GNUC__` picks what a GPU runs (a racy += for the token gradient, the last batch
 // row for the position gradient), `#else` what the executor runs and the grader judges.
 // What it did: 60 / 60 (defining __CUDA_ARCH__ in the executor does not close this).
+// Now: refused before any compile, at lines 62 and 77 (host.check_includes, the list of
+// andrea_gpu/executor/macros.py measured from both compilers).
 // Expected: the executor judges the text a GPU compiler sees. A general fix: refuse a kernel
 // source that names a macro the host compiler predefines and NVRTC does not (the difference
 // of `g++ -dM -E` and NVRTC's set, computed once, plus the prelude's ANDREA_* and andrea_exec

@@ -1,0 +1,100 @@
+"""The macros a kernel may not branch on (andrea_gpu/executor/macros.py): the stored lists are what
+the two compilers say on this machine, and the executor sees NVRTC's macros as NVRTC does."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from andrea_gpu import nvrtc
+from andrea_gpu.host import SubmissionError, check_includes
+
+macros = importlib.import_module("andrea_gpu.executor.macros")
+build = importlib.import_module("andrea_gpu.executor.build")
+
+
+def _nvrtc_loads() -> bool:
+    try:
+        nvrtc.version()
+    except nvrtc.NvrtcUnavailable:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _nvrtc_loads(), reason="NVRTC's library is not installed here")
+def test_the_stored_lists_are_what_the_two_compilers_define():
+    differ, nv_only = macros.measure(macros.nvrtc_candidates())
+    stored = [f"{k} {v}" for k, v in sorted(macros._listed().items())]
+    assert stored == differ, (
+        "g++ or NVRTC changed: regenerate with `python -m andrea_gpu.executor.macros` "
+        f"(new: {sorted(set(differ) - set(stored))[:20]}, gone: "
+        f"{sorted(set(stored) - set(differ))[:20]})")
+    assert macros.nvrtc_defines() == "".join(f"#define {k} {v}\n"
+                                             for k, v in sorted(nv_only.items()))
+
+
+def test_the_lists_hold_what_the_attacks_use_and_not_what_honest_code_tests():
+    refused = macros.refused()
+    for name in ("__GNUC__", "__x86_64__", "__linux__", "__SANITIZE_THREAD__", "__OPTIMIZE__",
+                 "ANDREA_RN", "ANDREA_RZ", "__syncthreads", "M_PI", "__EDG__", "__DATE__"):
+        assert name in refused, name
+    for name in ("__CUDA_ARCH__", "__CUDACC__", "__CUDACC_RTC__", "__CUDACC_VER_MAJOR__",
+                 "__cplusplus", "__LINE__", "__FILE__", "__COUNTER__"):
+        assert name not in refused, name
+    assert "#define __CUDACC__ 1\n" in build.DEVICE_MACROS
+    assert "#define __CUDA_ARCH__ 900\n" in build.DEVICE_MACROS
+
+
+def test_a_refused_macro_is_refused_only_where_it_is_tested():
+    """In code and comments the prelude's names are the CUDA API (`__syncthreads()`); a string
+    or comment mentioning __GNUC__ is no conditional."""
+    ok = ('// works with #ifdef __GNUC__ too\n'
+          'extern "C" __global__ void k(float* a) { __syncthreads(); a[0] = 1.0f; }\n'
+          '#if defined(__CUDA_ARCH__) && __CUDACC_VER_MAJOR__ >= 12 /* not __GNUC__ */\n'
+          '#endif\n')
+    check_includes(ok, "ok.cu")
+    with pytest.raises(SubmissionError) as exc:
+        check_includes(ok + "#ifdef __CUDA_ARCH__\n#elif __GNUC__ > 3 // host\n#endif\n", "k.cu")
+    assert exc.value.log.startswith("k.cu:6: error: '__GNUC__' may not be tested")
+
+
+REFUSED = {
+    "a macro of the kernel's own reaching g++'s": "#define HOST __x86_64__ + 0\n#if HOST\n#endif\n",
+    "through two of its own": "#define A M_PI\n#define B A\n#if B > 3\n#endif\n",
+    "a header's constant before its include": "#ifndef INT_MAX\n#endif\n#include <climits>\n",
+    "stringified in code": ("#define S(x) #x\n#define X(x) S(x)\n"
+                            "__device__ const char* s = X(__GNUC__);\n"),
+    "NVRTC's own front end": "#ifdef __EDG__\n#endif\n",
+    "the time of the compile": "#if __TIME__[7] == '1'\n#endif\n",
+    "the time of the compile in code": "__device__ char c = __TIME__[7];\n",
+    "undefined where it never happens": "#if 0\n#undef __GNUC__\n#endif\n#ifndef __GNUC__\n#endif\n",
+    "between digit separators": ("#define S(x) #x\n#define X(x) S(x)\n"
+                                 "int a = 1'0; const char* b = X(__GNUC__); int c = 2'0;\n"),
+    "defined without parentheses": "#if defined __SANITIZE_THREAD__\n#endif\n",
+}
+ACCEPTED = {
+    "a name the kernel defines itself": ("#define M_PI 3.14159265f\n#ifdef M_PI\n#endif\n"
+                                         "__device__ float f = M_PI;\n"),
+    "a name the kernel undefines": "#undef __GNUC__\n#ifndef __GNUC__\n#endif\n",
+    "a header's constant after its include": ("#include <climits>\n#ifndef INT_MAX\n#endif\n"
+                                              "__device__ int m = INT_MAX;\n"),
+    "whether a macro of its own is defined": ("#define SYNC __syncthreads()\n#ifdef SYNC\n"
+                                              "#endif\n#if defined(SYNC)\n#endif\n"),
+    "CUDA's spellings in code": ('extern "C" __global__ void __launch_bounds__(256) '
+                                 'k(float* __restrict__ a) { __syncthreads(); a[0] = 1; }\n'),
+    "character literals and digit separators": "char c = u8'a'; int n = 1'000'000;\n",
+    "NVRTC's version": "#if defined(__CUDACC_RTC__) && __CUDACC_VER_MAJOR__ >= 12\n#endif\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_ways_to_reach_a_macro_the_compilers_define_differently_are_refused(case):
+    with pytest.raises(SubmissionError) as exc:
+        check_includes(REFUSED[case], "k.cu")
+    assert "may not be tested" in exc.value.log or "may not use it" in exc.value.log
+
+
+@pytest.mark.parametrize("case", sorted(ACCEPTED))
+def test_what_both_compilers_see_alike_is_accepted(case):
+    check_includes(ACCEPTED[case], "k.cu")
