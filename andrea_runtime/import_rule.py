@@ -19,7 +19,8 @@ Code that is not source is refused while the rule is installed: the grader reads
 submission's source (copy detection, the tamper scan), so compiled code cannot be compared and
 must not run in its place. Compiled Python (a .pyc, through an import statement or importlib's
 ``SourcelessFileLoader``), a native extension module (``ExtensionFileLoader``,
-``_imp.create_dynamic``) and modules in a zip archive (``zipimport``) load only from the
+``_imp.create_dynamic``), modules in a zip archive (``zipimport``) and the ``import`` lines of
+a .pth file (``site.addsitedir``, which runs them with ``exec``) load only from the
 interpreter's own folders and those of its installed packages (the ``sys.path`` entries
 outside the submission's folder when the rule is installed: ``_code_roots``), never from
 the submission's folder or anywhere it can write; the bytecode cache (``__pycache__``) of a
@@ -124,6 +125,7 @@ class ImportRule:
     def _hook_code_loaders(self) -> None:
         """Refuse compiled code from outside the trusted folders (see the module docstring)."""
         import _imp
+        import site
         import zipimport
 
         rule = self
@@ -132,6 +134,7 @@ class ImportRule:
             "dynamic": _imp.create_dynamic,
             "zip_init": zipimport.zipimporter.__init__,
             "cache": _bootstrap_external.cache_from_source,
+            "pth": site.addpackage,
         }
 
         def get_code(loader, fullname):
@@ -156,19 +159,27 @@ class ImportRule:
                 raise NotImplementedError("the submission's modules run from their source")
             return saved["cache"](path, *args, **kwargs)
 
+        def addpackage(sitedir, name, *args, **kwargs):
+            path = os.path.join(str(sitedir), str(name))
+            if rule.active and not rule.trusts_code_at(path):
+                raise rule._refuse_code(path)     # a .pth's import lines run with exec
+            return saved["pth"](sitedir, name, *args, **kwargs)
+
         machinery.SourcelessFileLoader.get_code = get_code
         _imp.create_dynamic = create_dynamic
         zipimport.zipimporter.__init__ = zip_init
         _bootstrap_external.cache_from_source = cache_from_source
-        self._hooks = (get_code, create_dynamic, zip_init, cache_from_source)
+        site.addpackage = addpackage
+        self._hooks = (get_code, create_dynamic, zip_init, cache_from_source, addpackage)
 
     def _unhook_code_loaders(self) -> None:
         import _imp
+        import site
         import zipimport
 
         if not self._saved:
             return
-        get_code, create_dynamic, zip_init, cache_from_source = self._hooks
+        get_code, create_dynamic, zip_init, cache_from_source, addpackage = self._hooks
         if machinery.SourcelessFileLoader.get_code is get_code:
             machinery.SourcelessFileLoader.get_code = self._saved["sourceless"]
         if _imp.create_dynamic is create_dynamic:
@@ -177,6 +188,8 @@ class ImportRule:
             zipimport.zipimporter.__init__ = self._saved["zip_init"]
         if _bootstrap_external.cache_from_source is cache_from_source:
             _bootstrap_external.cache_from_source = self._saved["cache"]
+        if site.addpackage is addpackage:
+            site.addpackage = self._saved["pth"]
         self._saved = {}
 
     # ------------------------------------------------------------------ hooks

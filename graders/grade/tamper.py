@@ -54,8 +54,10 @@ buggy corpus file, a flag on every attack that reaches into the worker):
   modules, ``site.addsitedir``, ``spec_from_file_location``/``SourceFileLoader`` given a
   path that is not a .py literal, ``runpy`` given a literal that is not, a bytes or string
   literal that is bytecode, a string naming a compiled file (``.pyc``, ``__pycache__``).
-  The worker refuses to load such code from the submission's folder or anywhere it can write
-  (``andrea_runtime.import_rule``): the flag tells the staff what was handed in or tried.
+  The worker refuses to load such code (bytecode, native libraries, zip archives, .pth files)
+  from the submission's folder or anywhere it can write (``andrea_runtime.import_rule``; not a
+  bytecode literal given to ``marshal.loads``): the flag tells the staff what was handed in or
+  tried.
 
 Bounded like the grader's other readings of untrusted bytes (``sources.forbidden_imports``,
 ``similarity``): a file is parsed into a syntax tree only up to ``sources.MAX_AST_CHARS``

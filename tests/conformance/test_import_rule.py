@@ -109,17 +109,21 @@ def _bytecode(folder, name: str, source: str, unchecked: bool = False) -> None:
     "_imp.create_dynamic(u.spec_from_file_location('native', 'native.so'))",
     # modules in a zip archive
     "import zipimport\nzipimport.zipimporter('lib.zip').find_spec('zipped')",
+    # a .pth file's import lines (site runs them with exec)
+    "import os, site\nsite.addsitedir(os.getcwd())",
 ])
 def test_code_that_is_not_source_is_refused(run, tmp_path, monkeypatch, code):
     monkeypatch.chdir(tmp_path)
     _bytecode(tmp_path, "fast.pyc", "VALUE = 42\n")
     (tmp_path / "native.so").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(57))
+    (tmp_path / "setup.pth").write_text("import sys; sys.pth_ran = True\n")
     import zipfile
     with zipfile.ZipFile(tmp_path / "lib.zip", "w") as z:
         z.writestr("zipped.py", "VALUE = 42\n")
     code = code.replace("this_is_stdlib_named", _unloaded_stdlib_module(tmp_path))
     with pytest.raises(ImportError, match="code that is not Python source"):
         run(code)
+    assert not hasattr(sys, "pth_ran")
 
 
 def _unloaded_stdlib_module(folder) -> str:
@@ -186,8 +190,15 @@ def test_removed_rule_restores_the_loaders(tmp_path):
     import zipimport
     from importlib import _bootstrap_external, machinery
 
-    before = (machinery.SourcelessFileLoader.get_code, _imp.create_dynamic,
-              zipimport.zipimporter.__init__, _bootstrap_external.cache_from_source)
-    ImportRule(ALLOWED_PACKAGES, str(tmp_path)).install().remove()
-    assert (machinery.SourcelessFileLoader.get_code, _imp.create_dynamic,
-            zipimport.zipimporter.__init__, _bootstrap_external.cache_from_source) == before
+    import site
+
+    def hooks():
+        return (machinery.SourcelessFileLoader.get_code, _imp.create_dynamic,
+                zipimport.zipimporter.__init__, _bootstrap_external.cache_from_source,
+                site.addpackage)
+
+    before = hooks()
+    rule = ImportRule(ALLOWED_PACKAGES, str(tmp_path)).install()
+    assert all(a is not b for a, b in zip(hooks(), before))
+    rule.remove()
+    assert hooks() == before

@@ -302,12 +302,23 @@ def _zipped_reference(folder: Path) -> None:
         z.writestr("fastpath.py", _reference_module())
 
 
+def _pth_reference(folder: Path) -> None:
+    import base64
+    import zlib
+
+    packed = base64.b64encode(zlib.compress(_reference_module().encode())).decode()
+    (folder / "setup.pth").write_text(
+        "# site folder\nimport builtins, zlib, base64; exec(zlib.decompress(base64.b64decode("
+        f"'{packed}')).decode(), builtins.__dict__)\n")
+
+
 # attack file -> (what the test puts beside it, the file the staff are shown)
 COMPILED = {
     "compiled_copy.py": (_compiled_reference, "fastpath.pyc"),
     "pycache_copy.py": (_pycache_reference, "cache.bin"),
     "extension_copy.py": (_extension_reference, "fastpath.so"),
     "zip_copy.py": (_zipped_reference, "lib.zip"),
+    "pth_copy.py": (_pth_reference, "setup.pth"),
 }
 
 
