@@ -148,12 +148,17 @@ class _Args:
         # the import rule (andrea_runtime/import_rule.py): the packages a
         # submission may import besides the standard library and its own modules
         self.allow = None
+        # the submission's folder (read-only): copied into the working folder, where its
+        # entry runs (_enter_files)
+        self.files = None
 
 
 _INT_OPTIONS = {"--req-fd", "--resp-fd", "--drop-uid", "--arena-fd", "--arena-size",
                 "--region-fd", "--region-size"}
 _TEXT_OPTIONS = {"--runtime", "--module", "--functions", "--forbid", "--cells",
-                 "--cells-file", "--allow", "--kernel-loader"}
+                 "--cells-file", "--allow", "--kernel-loader", "--files"}
+#: The copy of the submission's files in the worker's working folder (_enter_files).
+FILES_COPY = "submission"
 
 
 def _parse(argv) -> _Args:
@@ -462,6 +467,32 @@ def _run_cells(path: str, ranges: list, namespace: dict) -> list:
     return failed
 
 
+def _enter_files(args) -> None:
+    """Run the submission where its entry lies among its own files, as Jupyter runs a notebook
+    in its folder and ``python hw.py`` finds ``hw.py``'s neighbours: the working folder and
+    sys.path[0] are the entry's folder. The grader's copy (`args.files`) is read-only, so the
+    files are copied into the worker's writable working folder first (inside its disk quota:
+    reading ``open('scale.txt')`` and writing ``plt.savefig('fig.png')`` both work), and the
+    entry is imported from the copy; the copy holds the submission's files only. Where the
+    copy cannot be made (no room), the entry runs in the read-only folder itself."""
+    entry = os.path.abspath(args.module)
+    if args.files is not None:
+        import shutil
+
+        src = os.path.abspath(args.files)
+        dest = os.path.join(os.getcwd(), FILES_COPY)
+        try:
+            shutil.copytree(src, dest, symlinks=True, copy_function=shutil.copyfile)
+            entry = os.path.join(dest, os.path.relpath(entry, src))
+        except (OSError, shutil.Error):
+            shutil.rmtree(dest, ignore_errors=True)
+    args.module = entry
+    try:
+        os.chdir(os.path.dirname(entry))
+    except OSError:
+        pass
+
+
 def _site_builtins() -> None:
     """help, exit, quit, copyright, credits and license, as `site` adds them to the builtins
     of every Python the student runs (andrea-conform's too). The worker runs with -S, so no
@@ -489,6 +520,8 @@ def main(argv=None) -> int:
             if args.confine == "required":
                 raise
     _site_builtins()
+    if not args.kernel:
+        _enter_files(args)
     # NumPy (with the protocol) is imported before the submission can patch anything
     refuse, P, S = _isolate_imports(args)
     chan = _Channel(P, args.req_fd, args.resp_fd)

@@ -11,6 +11,7 @@ snippet that reproduces the last call, and a hint when the symptom matches a com
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -306,6 +307,29 @@ def _where(line) -> str:
     return f"cell {loc[0]}, line {loc[1]}" if loc else f"line {line}"
 
 
+@contextlib.contextmanager
+def in_folder(folder: str | None):
+    """The working folder is `folder` while the block runs (then back where it was): the
+    submission's code runs in its entry's folder, as in the grader's worker (which runs in a
+    copy of the submission's files), in Jupyter and under ``python hw.py``, whatever folder
+    andrea-conform was started from."""
+    before = None
+    if folder is not None:
+        try:
+            before = os.getcwd()
+            os.chdir(folder)
+        except OSError:
+            before = None
+    try:
+        yield
+    finally:
+        if before is not None:
+            try:
+                os.chdir(before)
+            except OSError:
+                pass
+
+
 def _exec_source(source: Source, path: Path):
     # (a file name that is not UTF-8 is bytes as os.fsencode gives them, and printable text)
     digest = hashlib.sha1(os.fsencode(path.resolve())).hexdigest()[:8]
@@ -318,19 +342,24 @@ def _exec_source(source: Source, path: Path):
     if not source.notebook:
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
+        module.__andrea_folder__ = folder    # the checks' calls run there too (_Recorder)
         sys.modules[name] = module
-        spec.loader.exec_module(module)
+        with in_folder(folder):
+            spec.loader.exec_module(module)
         return module
     import types
 
     module = types.ModuleType(name)
     module.__file__ = str(path)
     module.__andrea_source__ = source
+    module.__andrea_folder__ = folder
     sys.modules[name] = module
     _CURRENT_SOURCE.append(source)
     try:
         try:
-            failed = run_cells(source.text, str(path), source.cell_ranges(), module.__dict__)
+            with in_folder(folder):
+                failed = run_cells(source.text, str(path), source.cell_ranges(),
+                                   module.__dict__)
         except SyntaxError as exc:
             raise ImplementationLoadError(
                 f"{path}: syntax error at {_where(exc.lineno)}: {exc.msg}") from None
@@ -362,6 +391,10 @@ class _Recorder:
     def __init__(self, impl, observed: list | None = None, strict: bool = True,
                  limits=None):
         self._impl = impl
+        # a submission read from disk: its calls run in its folder, as its import did
+        folder = (getattr(impl, "__andrea_folder__", None)
+                  if isinstance(impl, type(sys)) else None)
+        self._folder = folder if isinstance(folder, str) else None
         self._limits = limits            # CallLimits: charge time as the grader does (or None)
         self._check_start = time.perf_counter()
         self.last: tuple[str, tuple, dict] | None = None
@@ -386,10 +419,11 @@ class _Recorder:
             given = (tuple(private(a) for a in args),
                      {k: private(v) for k, v in kwargs.items()}) if copies else (args, kwargs)
             try:
-                if copies and self._limits is not None:
-                    result = self._timed(name, fn, given)
-                else:
-                    result = fn(*given[0], **given[1])
+                with in_folder(self._folder):
+                    if copies and self._limits is not None:
+                        result = self._timed(name, fn, given)
+                    else:
+                        result = fn(*given[0], **given[1])
             except ConformanceError as exc:
                 if not hasattr(exc, "returned"):
                     raise

@@ -162,10 +162,6 @@ def test_a_line_separator_in_a_comment_or_string_is_part_of_its_line(spec):
 
 
 @needs_bwrap
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known gap (third red-team round): "
-                   "the worker runs in /sandbox/work, an empty folder, not the notebook's own "
-                   "folder as Jupyter does: a cell reading a file handed in beside the notebook "
-                   "raises FileNotFoundError (the kit passes when run from that folder)")
 def test_a_notebook_reads_the_files_beside_it_as_in_jupyter(tmp_path, spec):
     """An honest folder hand-in: hw.ipynb reads scale.txt beside it (Jupyter's working folder
     is the notebook's), then defines the functions in the same cell."""
@@ -181,3 +177,59 @@ def test_a_notebook_reads_the_files_beside_it_as_in_jupyter(tmp_path, spec):
     rep = grade_path(d, spec, select=["vector_norm"], limits=LIMITS, sandbox="bwrap")
     assert not rep["import"].get("cells"), rep["import"]
     assert rep["checks"][0]["status"] == "passed"
+
+
+# What the submission's own code checks where it runs (an assert failing at import would lose
+# the functions): its working folder and sys.path[0] are its entry's folder, which holds its
+# files only (none of the grader's), can be read by relative path and written to.
+WHERE_IT_RUNS = """
+import os, sys
+with open('scale.txt') as f:
+    SCALE = float(f.read())
+with open(os.path.join('data', 'more.txt')) as f:
+    assert f.read() == 'x'
+assert os.path.samefile(os.getcwd(), sys.path[0]), (os.getcwd(), sys.path[0])
+assert os.path.samefile(os.getcwd(), os.path.dirname(os.path.abspath(__file__)))
+assert set(os.listdir('.')) <= {'scale.txt', 'data', 'helper_mod.py', ENTRY, GENERATED}, \\
+    sorted(os.listdir('.'))
+with open('fig.txt', 'w') as f:
+    f.write('a plot')
+import helper_mod
+assert helper_mod.HALF == 0.5
+"""
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+@pytest.mark.parametrize("kind", ["notebook", "module"])
+def test_a_submission_runs_in_its_own_folder_in_every_sandbox(tmp_path, spec, kind, sandbox):
+    """Notebooks and modules alike, in bubblewrap and in --sandbox none: the entry runs where
+    it lies among the student's files (a copy in the worker's writable working folder), as
+    in Jupyter and `python hw.py`."""
+    import nbformat
+
+    from .conftest import HAS_BWRAP
+
+    if sandbox == "bwrap" and not HAS_BWRAP:
+        pytest.skip("bubblewrap is not usable here")
+    d = tmp_path / "hw"
+    (d / "data").mkdir(parents=True)
+    (d / "scale.txt").write_text("0.5\n")
+    (d / "data" / "more.txt").write_text("x")
+    (d / "helper_mod.py").write_text("HALF = 0.5\n")
+    entry = "hw.ipynb" if kind == "notebook" else "submission.py"
+
+    def hand_in(generated: str) -> None:
+        code = f"ENTRY, GENERATED = {entry!r}, {generated!r}\n" + WHERE_IT_RUNS + \
+            CORRECT.read_text()
+        if kind == "notebook":
+            nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]),
+                           d / entry)
+        else:
+            (d / entry).write_text(code)
+
+    hand_in("")
+    hand_in(load_submission(d).module)   # a notebook: the module the grader makes of it
+    rep = grade_path(d, spec, select=["vector_norm"], limits=LIMITS, sandbox=sandbox)
+    assert rep["import"]["ok"] and not rep["import"].get("cells"), rep["import"]
+    assert rep["checks"][0]["status"] == "passed", rep["checks"][0]
+    assert not (d / "fig.txt").exists()      # written in the worker's copy, not the hand-in

@@ -61,6 +61,27 @@ def _helper_folder(folder: Path) -> Path:
     return d
 
 
+def _reads_beside(folder: Path, kind: str) -> Path:
+    """A hand-in with a data file beside its entry, read by relative path at import (the cell
+    that defines the functions) and in every call of lookup, and a file written there: the
+    kit runs it in its folder whatever folder the kit was started from, the grader in its
+    worker's copy of the files (Jupyter's and `python hw.py`'s way)."""
+    d = folder / f"reads_beside_{kind}"
+    d.mkdir()
+    (d / "scale.txt").write_text("1.0\n")
+    code = ("with open('scale.txt') as f:\n    SCALE = float(f.read())\n" + BASE_TEXT +
+            "\n\n_lookup = lookup\n\ndef lookup(table, token_ids):\n"
+            "    with open('scale.txt') as f:\n        assert float(f.read()) == SCALE\n"
+            "    with open('last_call.txt', 'w') as f:\n        f.write('lookup')\n"
+            "    return _lookup(table, token_ids)\n")
+    if kind == "notebook":
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]),
+                       d / "hw.ipynb")
+    else:
+        (d / "hw.py").write_text(code)
+    return d
+
+
 SUBMISSIONS = {
     "imports_numba": dict(head="import numba\n"),
     "imports_yaml": dict(head="import yaml\n"),
@@ -86,6 +107,8 @@ def _make(name: str, folder: Path) -> Path:
         return _notebook(folder)
     if name == "with_helper":
         return _helper_folder(folder)
+    if name.startswith("reads_beside_"):
+        return _reads_beside(folder, name.rsplit("_", 1)[1])
     if name == "package":          # a package handed in: its modules import each other
         import shutil
 
@@ -133,6 +156,7 @@ EXPECTED = {   # the verdict both must give (None: cannot be imported)
     "raises_at_import": None,
     "tqdm_or_fallback": "passed", "prints_at_import": "passed", "with_helper": "passed",
     "plots_first": "passed", "package": "passed", "site_builtins_at_import": "passed",
+    "reads_beside_notebook": "passed", "reads_beside_module": "passed",
     "imports_in_a_call": {"lookup_selects_row": ("failed", "raised", None),
                           "lookup_shape_and_dtype": ("failed", "raised", None),
                           "dot_product": ("passed", None, None)},

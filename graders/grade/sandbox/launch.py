@@ -67,6 +67,7 @@ def plan(scratch: Scratch, limits: Limits, mode: str, functions: list[str], *,
     argv = base + [exe, *flags, f"{inside['runtime']}/{WORKER}",
                    "--runtime", inside["runtime"],
                    "--module", f"{inside['submission']}/{scratch.module_rel}",
+                   "--files", inside["submission"],
                    "--site", inside["site"], "--functions", ",".join(functions)]
     if uid is not None:
         argv += ["--drop-uid", str(uid)]
