@@ -19,6 +19,7 @@ from typing import Any
 MSG_THREAD = "block ({bx},{by},{bz}) thread ({tx},{ty},{tz})"
 MSG_THREAD_WRITES = "{thread} writes it"
 MSG_THREAD_READS = "{thread} reads it"
+MSG_THREAD_ATOMIC = "{thread} updates it with an atomic"
 MSG_ARGUMENT = "argument {index} ({name})"
 MSG_ARGUMENT_ELEMENT = "argument {index} ({name}), element {element}"
 MSG_SHARED_AT = "shared memory at byte offset {offset}"
@@ -32,6 +33,15 @@ MSG_RACE = ("kernel {kernel}: data race on {what} at {lines}: {first} and {secon
             "__syncthreads() or atomic between them (concurrent updates need "
             "atomicAdd/atomicMin..., shared memory needs a __syncthreads() between a write and "
             "another thread's read)")
+MSG_RACE_ATOMIC = ("kernel {kernel}: data race on {what} at {lines}: {first} and {second}, with "
+                   "no __syncthreads() between them (a plain read or write of memory that another "
+                   "thread updates with an atomic races with it: do the whole read-modify-write "
+                   "in one atomic, such as atomicAdd or an atomicCAS loop that retries until the "
+                   "value it read is still there, or put a __syncthreads() between the two)")
+MSG_RACE_BLOCK_SCOPE = ("kernel {kernel}: data race on {what} at {lines}: {first} and {second}, "
+                        "from different blocks, and one of the atomics is block-scoped "
+                        "(atomic..._block is atomic only among the threads of one block: threads "
+                        "of different blocks need atomicAdd, atomicCAS...)")
 MSG_UNWRITTEN_SHARED = ("kernel {kernel}: read of never-written {what} at {line} ({who}, but no "
                         "thread of the block wrote it before: a missing __syncthreads() or a bad "
                         "index)")

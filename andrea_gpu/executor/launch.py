@@ -10,9 +10,10 @@ starting contents:
 
 * with **happens-before race detection** (builds with ``checked=True``, the default): two
   accesses to the same bytes of an argument or of shared memory, from different CUDA threads,
-  at least one a write, neither an atomic, and not ordered by a ``__syncthreads()`` of their
-  block, are a ``RaceError`` naming the kernel, the argument and element, both threads and both
-  source lines, whatever values they produce. A read of shared memory that no thread of the
+  not ordered by a ``__syncthreads()`` of their block, one a plain write, or one plain and the
+  other an atomic (two atomics never race, unless one is block-scoped and they come from
+  different blocks), are a ``RaceError`` naming the kernel, the argument and element, both
+  threads and both source lines, whatever values they produce. A read of shared memory that no thread of the
   block wrote is a ``KernelError``;
 * in different schedules (blocks and the threads of a block forward, shuffled); launches that
   used no atomic must give the same bytes in both (a safety net for what the checker does not
@@ -401,8 +402,9 @@ class Kernel:
             what = Said(F.MSG_DYNAMIC_SHARED_AT if arg == -2 else F.MSG_SHARED_AT,
                         offset=int(off))
 
-        def who(w, blk, thr):
-            return Said(F.MSG_THREAD_WRITES if w else F.MSG_THREAD_READS,
+        def who(w, blk, thr):  # w: bit 0 a write, bit 1 an atomic (runtime.cpp K_*)
+            return Said(F.MSG_THREAD_ATOMIC if w & 2 else
+                        F.MSG_THREAD_WRITES if w & 1 else F.MSG_THREAD_READS,
                         thread=F.thread(_flat_to_xyz(blk, grid), _flat_to_xyz(thr, block)))
 
         line_now = self._where(info[5])
@@ -412,8 +414,10 @@ class Kernel:
         line_other = self._where(info[9])
         lines = (Said(F.MSG_ONE_LINE, line=line_now) if str(line_now) == str(line_other)
                  else Said(F.MSG_TWO_LINES, line=line_now, other=line_other))
-        raise RaceError(Said(F.MSG_RACE, kernel=self.name, what=what, lines=lines,
-                             first=who(*info[2:5]), second=who(*info[6:9])))
+        atomics = int((info[2] & 2) != 0) + int(info[6] >= 0 and (info[6] & 2) != 0)
+        raise RaceError(Said(F.MSG_RACE if not atomics else F.MSG_RACE_ATOMIC if atomics == 1
+                             else F.MSG_RACE_BLOCK_SCOPE, kernel=self.name, what=what,
+                             lines=lines, first=who(*info[2:5]), second=who(*info[6:9])))
 
     def _raise(self, status, guarded, label, args, block, grid, shmem=0):
         if status in (6, 7):

@@ -194,21 +194,27 @@ int barrier_reduce(int pred, int op, const char *file, int line);  // __syncthre
 #define __threadfence_block() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
 // Atomics: fibers never run at the same time, so a read-modify-write is atomic as written.
-// They are not instrumented for the race checker (an atomic never races) and mark the launch
-// as one whose float results may depend on the order of the threads. Each one tells the runtime
-// its caller's address first (atomic_begin): an access out of bounds, or a fault inside it, is
-// reported at the student's call site, not here. The value's type may differ from the
+// They are not instrumented by the compiler; each one tells the runtime its address and its
+// caller's address first (atomic_begin), which records it for the race checker as an atomic
+// (it never races with another atomic, but does with another thread's unordered plain read or
+// write of the same word) and marks the launch as one whose float results may depend on the
+// order of the threads: an access out of bounds, or a fault inside it, is reported at the
+// student's call site, not here. The value's type may differ from the
 // pointee's (atomicAdd(&count, 1) on an unsigned), as CUDA's overloads allow.
 namespace andrea_exec {
 extern int atomics_used;
-void atomic_begin(const void *p, size_t n, const void *site);
+// block_scope: atomicAdd_block and the like, atomic only among the threads of one block (they
+// race with another block's atomic on the same word).
+// cmp: atomicCAS's compare value (the race checker forgives the plain read it checks).
+void atomic_begin(const void *p, size_t n, const void *site, int block_scope, const void *cmp);
 void atomic_end();
 template <typename T> struct same { typedef T type; };
 }
 #define ANDREA_ATOMIC template <typename T, typename U> __attribute__((no_sanitize_thread, noinline)) static T
-#define ANDREA_BEGIN ::andrea_exec::atomic_begin(p, sizeof(T), __builtin_return_address(0))
-#define ANDREA_RMW(NAME, EXPR) \
-    ANDREA_ATOMIC NAME(T *p, U u) { ANDREA_BEGIN; T v = (T)u; T old = *p; *p = (EXPR); ::andrea_exec::atomic_end(); return old; }
+#define ANDREA_BEGIN(S) ::andrea_exec::atomic_begin(p, sizeof(T), __builtin_return_address(0), S, nullptr)
+#define ANDREA_RMW1(NAME, S, EXPR) \
+    ANDREA_ATOMIC NAME(T *p, U u) { ANDREA_BEGIN(S); T v = (T)u; T old = *p; *p = (EXPR); ::andrea_exec::atomic_end(); return old; }
+#define ANDREA_RMW(NAME, EXPR) ANDREA_RMW1(NAME, 0, EXPR) ANDREA_RMW1(NAME##_block, 1, EXPR)
 ANDREA_RMW(atomicAdd, old + v)
 ANDREA_RMW(atomicSub, old - v)
 ANDREA_RMW(atomicExch, v)
@@ -219,44 +225,43 @@ ANDREA_RMW(atomicOr, old | v)
 ANDREA_RMW(atomicXor, old ^ v)
 ANDREA_RMW(atomicInc, old >= v ? 0 : old + 1)
 ANDREA_RMW(atomicDec, (old == 0 || old > v) ? v : old - 1)
-template <typename T, typename U, typename V> __attribute__((no_sanitize_thread, noinline))
-static T atomicCAS(T *p, U cmp, V val) {
-    ANDREA_BEGIN; T old = *p; if (old == (T)cmp) *p = (T)val; ::andrea_exec::atomic_end(); return old;
-}
+#define ANDREA_CAS(NAME, S) \
+    template <typename T, typename U, typename V> __attribute__((no_sanitize_thread, noinline)) \
+    static T NAME(T *p, U cmp, V val) { \
+        const T c = (T)cmp; ::andrea_exec::atomic_begin(p, sizeof(T), __builtin_return_address(0), S, &c); \
+        T old = *p; if (old == c) *p = (T)val; ::andrea_exec::atomic_end(); return old; \
+    }
+ANDREA_CAS(atomicCAS, 0)
+ANDREA_CAS(atomicCAS_block, 1)
 // sm_90: atomicAdd on float2 / float4 (each component atomically)
-__attribute__((no_sanitize_thread, noinline)) static float2 atomicAdd(float2 *p, float2 v) {
-    typedef float2 T; ANDREA_BEGIN; float2 old = *p; p->x = old.x + v.x; p->y = old.y + v.y;
-    ::andrea_exec::atomic_end(); return old;
-}
-__attribute__((no_sanitize_thread, noinline)) static float4 atomicAdd(float4 *p, float4 v) {
-    typedef float4 T; ANDREA_BEGIN; float4 old = *p; p->x = old.x + v.x; p->y = old.y + v.y;
-    p->z = old.z + v.z; p->w = old.w + v.w; ::andrea_exec::atomic_end(); return old;
-}
+#define ANDREA_ADD_VEC(NAME, S) \
+    __attribute__((no_sanitize_thread, noinline)) static float2 NAME(float2 *p, float2 v) { \
+        typedef float2 T; ANDREA_BEGIN(S); float2 old = *p; p->x = old.x + v.x; p->y = old.y + v.y; \
+        ::andrea_exec::atomic_end(); return old; \
+    } \
+    __attribute__((no_sanitize_thread, noinline)) static float4 NAME(float4 *p, float4 v) { \
+        typedef float4 T; ANDREA_BEGIN(S); float4 old = *p; p->x = old.x + v.x; p->y = old.y + v.y; \
+        p->z = old.z + v.z; p->w = old.w + v.w; ::andrea_exec::atomic_end(); return old; \
+    }
+ANDREA_ADD_VEC(atomicAdd, 0)
+ANDREA_ADD_VEC(atomicAdd_block, 1)
+#undef ANDREA_ADD_VEC
+#undef ANDREA_CAS
 #undef ANDREA_RMW
+#undef ANDREA_RMW1
 #undef ANDREA_BEGIN
 #undef ANDREA_ATOMIC
-// Block- and system-scoped atomics: one block runs at a time here, so they are the same.
-#define atomicAdd_block atomicAdd
+// System-scoped atomics are device-scoped ones here (one process).
 #define atomicAdd_system atomicAdd
-#define atomicSub_block atomicSub
 #define atomicSub_system atomicSub
-#define atomicExch_block atomicExch
 #define atomicExch_system atomicExch
-#define atomicMin_block atomicMin
 #define atomicMin_system atomicMin
-#define atomicMax_block atomicMax
 #define atomicMax_system atomicMax
-#define atomicAnd_block atomicAnd
 #define atomicAnd_system atomicAnd
-#define atomicOr_block atomicOr
 #define atomicOr_system atomicOr
-#define atomicXor_block atomicXor
 #define atomicXor_system atomicXor
-#define atomicInc_block atomicInc
 #define atomicInc_system atomicInc
-#define atomicDec_block atomicDec
 #define atomicDec_system atomicDec
-#define atomicCAS_block atomicCAS
 #define atomicCAS_system atomicCAS
 
 // Loads and stores with cache hints (sm_32_intrinsics.h: read-only, cache-global, cache-all,

@@ -121,17 +121,29 @@ struct Fiber {
 };
 
 // ----------------------------------------------------------------------------- race detection
-// Every 4-byte word of an argument buffer or of shared memory has a shadow cell: the last write
-// and up to two reads since, each as (block, thread, barrier epoch, code address). Two accesses
-// conflict when one is a write, they come from different CUDA threads, and no __syncthreads()
-// orders them: different blocks (nothing orders blocks within a launch), or the same block in
-// the same barrier epoch. Atomics are not instrumented (prelude.h), so they never conflict.
+// Every 4-byte word of an argument buffer or of shared memory has a shadow cell: the last plain
+// write, up to two plain reads since, and up to two atomics (atomicAdd, atomicExch, atomicCAS,
+// ... of prelude.h, announced through atomic_begin), each as (block, thread, barrier epoch, code
+// address). Two accesses conflict when they come from different CUDA threads, no
+// __syncthreads() orders them (different blocks: nothing orders blocks within a launch; or the
+// same block in the same barrier epoch), and one is a plain write, or one is plain and the other
+// an atomic (a plain read or write of a word another thread updates atomically: CUDA's memory
+// model calls it a data race, compute-sanitizer's racecheck reports it, and `atomicExch(g, *g +
+// v)` loses updates on a GPU). Two atomics never conflict, unless one is block-scoped
+// (atomicAdd_block, ...) and they come from different blocks: such an atomic is atomic only
+// among the threads of its block.
 // site: code address relative to this library's launch(), 32 bits (one library is small).
+// write: bit 0 a write (an atomic is a read and a write), bit 1 an atomic, bit 2 block-scoped,
+// bit 3 a read an atomicCAS of the same thread checked.
 // mask: the bytes of the word the access touched (bit i = byte i), so that threads writing
 // neighbouring bytes (a char array) do not conflict.
+// K_GUESS marks a plain read that this thread's atomicCAS then compared with (see Pending).
+enum { K_WRITE = 1, K_ATOMIC = 2, K_BLOCK = 4, K_GUESS = 8 };
 struct Acc { int32_t site; uint32_t blk, epoch, wepoch; uint16_t thr; uint8_t write, mask; };
 // unwritten: bytes of the word no access has written yet (for shared-memory reads).
-struct Cell { Acc w, r1, r2; uint8_t unwritten; };
+// pre1, pre2: the word as it was before atomic a1, a2; alast: which atomic modified the word
+// last (1, 2), 0 when a plain write came after it (or none was seen).
+struct Cell { Acc w, r1, r2, a1, a2; uint32_t pre1, pre2; uint8_t unwritten, alast; };
 static const uint32_t NONE = 0xFFFFFFFFu;
 static const size_t kWordsPerPage = 256;
 
@@ -283,16 +295,28 @@ static void report(const Range &r, uintptr_t addr, const Acc &now, const Acc *ot
 
 // Unordered: other block; or same block between the same two barriers, and either different
 // warps or the same warp between the same two warp-level synchronisations.
+static inline bool unordered(const Acc &a, const Acc &now) {
+    return a.blk != now.blk ||
+           (a.thr != now.thr && a.epoch == now.epoch &&
+            (a.thr / kWarp != now.thr / kWarp || a.wepoch == now.wepoch));
+}
 static inline bool conflicts(const Acc &a, const Acc &now) {
-    return a.blk != NONE && (a.mask & now.mask) &&
-           (a.blk != now.blk ||
-            (a.thr != now.thr && a.epoch == now.epoch &&
-             (a.thr / kWarp != now.thr / kWarp || a.wepoch == now.wepoch)));
+    return a.blk != NONE && (a.mask & now.mask) && unordered(a, now);
+}
+// Two atomics: only a block-scoped one against an atomic of another block.
+static inline bool atomics_conflict(const Acc &a, const Acc &now) {
+    return a.blk != NONE && (a.mask & now.mask) && a.blk != now.blk &&
+           ((a.write | now.write) & K_BLOCK);
+}
+// An atomic slot whose access cannot conflict with anything `now` cannot conflict with (empty,
+// or ordered before `now` on the same bytes) may take `now`.
+static inline bool superseded(const Acc &a, const Acc &now) {
+    return a.blk == NONE || (!unordered(a, now) && !(a.mask & ~now.mask));
 }
 
 // Shadow pages are kept from launch to launch (fresh memory costs a page fault per 4 KiB).
 static std::vector<Cell *> g_free_pages;
-static const size_t kKeepPages = 4096;  // about 50 MiB of shadow
+static const size_t kKeepPages = 2400;  // about 70 MiB of shadow (112-byte cells)
 
 static Cell *cell_of(Range &r, uintptr_t addr) {
     size_t word = (addr - r.lo) >> 2, page = word / kWordsPerPage;
@@ -310,12 +334,75 @@ static Cell *cell_of(Range &r, uintptr_t addr) {
     return p + word % kWordsPerPage;
 }
 
+// A plain read that races only with other threads' atomics (no plain write) may be the guess
+// of a compare-and-swap loop (the CUDA guide's `old = *p; do { assumed = old; old =
+// atomicCAS(p, assumed, f(assumed)); } while (assumed != old);`): the CAS checks it. It is held
+// back: an atomicCAS of this thread on the same bytes that compares with the value read
+// forgives it; anything else of this thread on them (another atomic, a plain write) or the end
+// of its turn (a barrier, a warp-level primitive, its end) reports it. So that a CAS that does
+// not retry is caught too, the read sees the word as it was before the other thread's atomic
+// where that is what a GPU could have shown it (the atomic is the word's last change): a
+// one-shot CAS then fails and its update is lost, as on a GPU, and a retrying loop converges.
+struct Pending {
+    bool on = false;
+    Range *r = nullptr;
+    uintptr_t addr = 0;
+    size_t n = 0;
+    Acc now{}, other{};
+    unsigned char seen[8];              // the bytes the read saw
+    int restore = 0;                    // words (1 or 2, from word0) to give back their value
+    uintptr_t word0 = 0;
+    uint32_t cur[2] = {0, 0};
+    uint8_t which[2] = {0, 0};          // which words were changed (the others are left)
+};
+static Pending g_pend;
+static void report(const Range &r, uintptr_t addr, const Acc &now, const Acc *other);
+
+// Give the words the stale read changed their value back (before this thread goes on).
+static inline void pend_restore() {
+    if (!g_pend.restore) return;
+    for (int i = 0; i < 2; ++i)
+        if (g_pend.which[i]) std::memcpy((void *)(g_pend.word0 + 4 * i), &g_pend.cur[i], 4);
+    g_pend.restore = 0;
+}
+// The thread's turn ends or it touches the bytes otherwise: a held-back read is a race.
+static void pend_flush() {
+    pend_restore();
+    if (!g_pend.on) return;
+    g_pend.on = false;
+    report(*g_pend.r, g_pend.addr, g_pend.now, &g_pend.other);
+}
+
 static void out_of_bounds(uintptr_t a, const void *site) {
     g->track = false;
     g_fault_addr = (void *)a;
     g_fault_pc = site_offset(site);
     std::snprintf(g_msg, sizeof g_msg, "%s at address %p", "segmentation fault", (void *)a);
     fail(FAULT);
+}
+
+// A plain read of at most 8 bytes racing with another thread's atomic (see Pending).
+static void hold_back(Range &r, uintptr_t a, size_t n, const Acc &now, const Acc &other,
+                      uintptr_t end) {
+    if (g_pend.on && (g_pend.addr != a || g_pend.n != n)) pend_flush();
+    if (g_pend.on) return;  // the same read again: held back already
+    g_pend.on = true;
+    g_pend.r = &r; g_pend.addr = a; g_pend.n = n; g_pend.now = now; g_pend.other = other;
+    g_pend.word0 = a & ~(uintptr_t)3;
+    g_pend.which[0] = g_pend.which[1] = 0;
+    for (int i = 0; i < 2; ++i) {
+        uintptr_t w = g_pend.word0 + 4 * i;
+        if (w >= end || w < r.lo || w + 4 > r.hi) continue;
+        Cell *c = cell_of(r, w);
+        const Acc *last = c->alast == 1 ? &c->a1 : c->alast == 2 ? &c->a2 : nullptr;
+        if (!last || !unordered(*last, now)) continue;
+        std::memcpy(&g_pend.cur[i], (void *)w, 4);
+        const uint32_t pre = c->alast == 1 ? c->pre1 : c->pre2;
+        std::memcpy((void *)w, &pre, 4);
+        g_pend.which[i] = 1;
+        g_pend.restore = 1;
+    }
+    std::memcpy(g_pend.seen, (const void *)a, n);
 }
 
 static void access_range(Range &r, uintptr_t a, size_t n, bool write, const void *site) {
@@ -331,10 +418,16 @@ static void access_range(Range &r, uintptr_t a, size_t n, bool write, const void
         now.mask = (uint8_t)(((1u << (to - w)) - 1) & ~((1u << (from - w)) - 1));
         Cell *c = cell_of(r, at);
         if (conflicts(c->w, now)) report(r, from, now, &c->w);
+        const Acc *atomic = conflicts(c->a1, now) ? &c->a1 : conflicts(c->a2, now) ? &c->a2 : nullptr;
+        if (atomic) {
+            if (write || n > 8) report(r, from, now, atomic);
+            hold_back(r, a, n, now, *atomic, end);
+        }
         if (write) {
             if (conflicts(c->r1, now)) report(r, from, now, &c->r1);
             if (conflicts(c->r2, now)) report(r, from, now, &c->r2);
             c->w = now;
+            c->alast = 0;
             c->unwritten &= (uint8_t)~now.mask;
             if (now.mask == 0xF) c->r1.blk = c->r2.blk = NONE;
         } else {
@@ -361,6 +454,7 @@ static void too_much_work(const void *site) {
 static inline void access(const void *ptr, size_t n, bool write, const void *site) {
     Launch *L = g;
     if (!L) return;
+    if (g_pend.restore) pend_restore();
     const char *p = (const char *)ptr;
     if (p >= __start_andrea_builtins && p < __stop_andrea_builtins) return;  // registers on a GPU
     if (++g_accesses > g_access_limit) too_much_work(site);
@@ -373,28 +467,68 @@ static inline void access(const void *ptr, size_t n, bool write, const void *sit
         if (a >= r.slo && a < r.shi) return access_range(r, a, n, write, site);
 }
 
-// An atomic (prelude.h) announces itself with its caller's address: an access outside an
-// argument buffer (within its mapping) is out of bounds at that line; on shared memory it
-// initialises the bytes (for the never-written check) but is never part of a race.
-void atomic_begin(const void *ptr, size_t n, const void *site) {
+// An atomic (prelude.h) announces itself with its caller's address and its scope: an access
+// outside an argument buffer (within its mapping) is out of bounds at that line. In the shadow
+// it is a read and a write that conflicts with another thread's unordered plain access (and,
+// block-scoped, with another block's atomic), never with another atomic; on shared memory it
+// initialises the bytes (for the never-written check).
+static void atomic_shadow(Range &r, uintptr_t a, size_t n, const void *site, bool block_scope,
+                          const void *cmp) {
+    Launch *L = g;
+    L->last = &r;
+    uintptr_t end = a + n < r.hi ? a + n : r.hi;
+    Acc now{(int32_t)((const char *)site - site_base()), L->blk, L->epoch, L->wepoch,
+            (uint16_t)L->thr, (uint8_t)(K_WRITE | K_ATOMIC | (block_scope ? K_BLOCK : 0)), 0};
+    // an atomicCAS whose compare value is what the word holds: this thread's read of it was
+    // the CAS's guess, which the CAS checks (no race with other threads' atomics)
+    const bool checks = cmp && !std::memcmp(cmp, (const void *)a, n);
+    for (uintptr_t w = a & ~(uintptr_t)3; w < end; w += 4) {
+        uintptr_t from = a > w ? a : w, to = end < w + 4 ? end : w + 4;
+        now.mask = (uint8_t)(((1u << (to - w)) - 1) & ~((1u << (from - w)) - 1));
+        Cell *c = cell_of(r, w < r.lo ? r.lo : w);
+        if (checks) {
+            if (c->r1.blk == now.blk && c->r1.thr == now.thr) c->r1.write |= K_GUESS;
+            if (c->r2.blk == now.blk && c->r2.thr == now.thr) c->r2.write |= K_GUESS;
+        }
+        if (conflicts(c->w, now)) report(r, from, now, &c->w);
+        if (conflicts(c->r1, now) && !(c->r1.write & K_GUESS)) report(r, from, now, &c->r1);
+        if (conflicts(c->r2, now) && !(c->r2.write & K_GUESS)) report(r, from, now, &c->r2);
+        if (atomics_conflict(c->a1, now)) report(r, from, now, &c->a1);
+        if (atomics_conflict(c->a2, now)) report(r, from, now, &c->a2);
+        // Two slots, kept from different threads where they can be: a plain access then finds
+        // another thread's atomic in one of them whichever thread it comes from.
+        uint32_t pre;
+        std::memcpy(&pre, (const void *)(w < r.lo ? r.lo : w), 4);
+        if (superseded(c->a1, now)) { c->a1 = now; c->pre1 = pre; c->alast = 1; }
+        else { c->a2 = now; c->pre2 = pre; c->alast = 2; }
+        c->unwritten &= (uint8_t)~now.mask;
+    }
+}
+
+void atomic_begin(const void *ptr, size_t n, const void *site, int block_scope, const void *cmp) {
     atomics_used = 1;
     g_atomic_site = site;
+    pend_restore();
+    if (g_pend.on) {  // a held-back read of these bytes: forgiven by a CAS that checks it
+        uintptr_t a = (uintptr_t)ptr;
+        if (a < g_pend.addr + g_pend.n && g_pend.addr < a + n) {
+            if (cmp && a == g_pend.addr && n == g_pend.n && !std::memcmp(cmp, g_pend.seen, n))
+                g_pend.on = false;
+            else
+                pend_flush();
+        }
+    }
     if (g && ++g_accesses > g_access_limit) too_much_work(site);
     Launch *L = g;
     if (!L || !L->track) return;
+    if (++g_tracked > g_track_budget) { L->track = false; g_track_cut = 1; return; }
     uintptr_t a = (uintptr_t)ptr;
-    for (Range &r : L->ranges) {
-        if (a < r.slo || a >= r.shi) continue;
-        if (a < r.lo || a + n > r.hi) out_of_bounds(a < r.lo || a >= r.hi ? a : r.hi, site);
-        if (r.arg >= 0) return;
-        uintptr_t end = a + n < r.hi ? a + n : r.hi;
-        for (uintptr_t w = a & ~(uintptr_t)3; w < end; w += 4) {
-            uintptr_t from = a > w ? a : w, to = end < w + 4 ? end : w + 4;
-            uint8_t mask = (uint8_t)(((1u << (to - w)) - 1) & ~((1u << (from - w)) - 1));
-            cell_of(r, w < r.lo ? r.lo : w)->unwritten &= (uint8_t)~mask;
-        }
-        return;
-    }
+    Range *in = L->last && a >= L->last->slo && a < L->last->shi ? L->last : nullptr;
+    for (size_t i = 0; !in && i < L->ranges.size(); ++i)
+        if (a >= L->ranges[i].slo && a < L->ranges[i].shi) in = &L->ranges[i];
+    if (!in) return;
+    if (a < in->lo || a + n > in->hi) out_of_bounds(a < in->lo || a >= in->hi ? a : in->hi, site);
+    atomic_shadow(*in, a, n, site, block_scope != 0, cmp);
 }
 
 static void clear_shadow(Range &r) {
@@ -438,6 +572,7 @@ static void run_round(long from) {
 
 static void fiber_entry() {
     g->body();
+    pend_flush();
     Fiber &f = g->fibers[g->current];
     f.state = DONE;
     ctx_switch(f.ctx, *next_ctx());  // never resumed
@@ -537,6 +672,7 @@ void warp_sync(const char *file, int line) {
                       "first thread never reached one", file, line);
         fail(EXIT_AT_BARRIER);
     }
+    pend_flush();
     f.state = AT_WARP;
     f.bar_file = file;
     f.bar_line = line;
@@ -600,6 +736,7 @@ static void run_block(std::vector<unsigned> &order) {
             set_current((int)i);
             g->direct = true;
             g->body();
+            pend_flush();
             g->fibers[i].state = DONE;
         }
         g->direct = false;
@@ -633,6 +770,7 @@ void barrier(const char *file, int line) {
                       file, line, f.tid.x, f.tid.y, f.tid.z);
         fail(EXIT_AT_BARRIER);
     }
+    pend_flush();
     f.state = AT_BARRIER;
     f.bar_file = file;
     f.bar_line = line;
@@ -769,6 +907,7 @@ int launch(const unsigned long long *cfg, const unsigned long long *ranges, int 
     g_fault_stack = 0;
     g_fault_pc = -1;
     g_atomic_site = nullptr;
+    g_pend = Pending();
     g_uninit_seen = false;
     g_accesses = g_tracked = 0;
     g_track_cut = 0;

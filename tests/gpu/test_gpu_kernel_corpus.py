@@ -141,6 +141,28 @@ BUGS = {
         "backward_errors", "BWD-ERR-01",
         r"OutOfBoundsError\('kernel andrea_embed_backward_token: out-of-bounds access to argument "
         r"2 \(grad_token\) at bug_atomic_out_of_bounds\.cu:44: byte offset"),
+    "bug_atomic_then_overwrite.cu": (
+        "token_gradient_scatter_add", "BWD-TOK-01",
+        r"RaceError: kernel andrea_embed_backward_token: data race on argument 2 \(grad_token\), "
+        r"element \d+ at lines bug_atomic_then_overwrite\.cu:5[23] and "
+        r"bug_atomic_then_overwrite\.cu:5[23]: .*updates it with an atomic"),
+    "bug_store_races_atomic.cu": (
+        "position_gradient_batch_sum", "BWD-POS-01",
+        r"RaceError: kernel andrea_embed_backward_position: data race on argument 1 "
+        r"\(grad_position\), element \d+ at lines bug_store_races_atomic\.cu:6[23] and "
+        r"bug_store_races_atomic\.cu:6[23]: .*updates it with an atomic"),
+    "bug_shared_atomic_no_barrier.cu": (
+        "position_gradient_batch_sum", "BWD-POS-01",
+        r"RaceError: kernel andrea_embed_backward_position: data race on shared memory at byte "
+        r"offset 0 at lines bug_shared_atomic_no_barrier\.cu:6[67] and "
+        r"bug_shared_atomic_no_barrier\.cu:6[67]: .*updates it with an atomic"),
+    "bug_block_scope_atomic.cu": (
+        "token_gradient_scatter_add", "BWD-TOK-01",
+        r"RaceError: kernel andrea_embed_backward_token: data race on argument 2 \(grad_token\), "
+        r"element \d+ at line bug_block_scope_atomic\.cu:50: .*updates it with an atomic and .* "
+        r"updates it with an atomic, from different blocks, and one of the atomics is block-"),
+    "bug_cas_no_retry.cu": (
+        "token_gradient_scatter_add", "BWD-TOK-01", r"grad_token\[\d+, \d+\]=\S+, but should be"),
     "bug_bad_not_smallest.cu": (
         "out_of_range_ids", "EMB-ERR-01",
         r"lookup\(\) raised KernelContractError\('andrea_lookup \(grid \d+, block \d+\) set "
@@ -218,7 +240,8 @@ def test_each_bug_fails_its_clause_with_the_right_feedback(name, spec):
 
 #: English fragments of the executor's findings that a Dutch or Korean report must not show.
 ENGLISH = ("data race", "out-of-bounds", "byte offset", "misaligned or impossible", "writes it",
-           "reads it", "with no __syncthreads", "null pointer", "never-written", "schedule",
+           "reads it", "with an atomic", "block-scoped", "with no __syncthreads",
+           "null pointer", "never-written", "schedule",
            "block (", "is not reached", " raised ", "but should")
 #: Words Dutch shares with English (argument, element, thread, kernel) but Korean does not.
 ENGLISH_KO = ("argument", "element", "thread (", "kernel ")
