@@ -206,12 +206,21 @@ import ctypes, mmap, os
 import numpy as np
 
 def _region():
-    """The shared mapping of the arena (the call's own argument is a private one)."""
-    with open("/proc/self/maps") as f:
-        for line in f:
-            if "andrea-grade-args" in line and line.split()[1].endswith("s"):
-                lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
-                return lo, hi
+    """The shared mapping of the arena (the call's own argument is a private one): from
+    /proc/self/maps where the sandbox mounts /proc, else from the worker's own ArenaView,
+    found through gc as any code in the worker can."""
+    if os.path.exists("/proc/self/maps"):
+        with open("/proc/self/maps") as f:
+            for line in f:
+                if "andrea-grade-args" in line and line.split()[1].endswith("s"):
+                    lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+                    return lo, hi
+        return None
+    import gc
+    for obj in gc.get_objects():
+        if type(obj).__name__ == "ArenaView" and hasattr(obj, "shared"):
+            lo = np.frombuffer(obj.shared, dtype=np.uint8).ctypes.data
+            return lo, lo + len(obj.shared)
     return None
 
 def attack(a):
@@ -232,7 +241,8 @@ def attack(a):
         worked.append("/proc/self/mem")
     except OSError:
         pass
-    for name in os.listdir("/proc/self/map_files"):
+    for name in (os.listdir("/proc/self/map_files")
+                 if os.path.isdir("/proc/self/map_files") else []):
         if not name.startswith(f"{lo:x}-"):
             continue
         try:
@@ -341,7 +351,15 @@ def test_a_submission_that_keeps_many_arguments_gets_copies_not_file_descriptors
 import os
 
 def open_files():
-    return len(os.listdir("/proc/self/fd"))
+    """Open file descriptors (without /proc, which the bwrap sandbox does not mount)."""
+    n = 0
+    for fd in range(4096):
+        try:
+            os.fstat(fd)
+            n += 1
+        except OSError:
+            pass
+    return n
 '''}, "m.py")
     p = px.SubmissionProxy(sc, fast_limits(), choose_mode(SANDBOX)[0],
                            ["keep", "kept_sums", "open_files"])
