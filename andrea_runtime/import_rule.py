@@ -20,7 +20,8 @@ submission's source (copy detection, the tamper scan), so compiled code cannot b
 must not run in its place. Compiled Python (a .pyc, through an import statement or importlib's
 ``SourcelessFileLoader``), a native extension module (``ExtensionFileLoader``,
 ``_imp.create_dynamic``), modules in a zip archive (``zipimport``) and the ``import`` lines of
-a .pth file (``site.addsitedir``, which runs them with ``exec``) load only from the
+a .pth file (``site.addsitedir``, which runs them with ``exec``), bytecode read by
+``pkgutil.read_code`` (``runpy.run_path`` of a .pyc) load only from the
 interpreter's own folders and those of its installed packages (the ``sys.path`` entries
 outside the submission's folder when the rule is installed: ``_code_roots``), never from
 the submission's folder or anywhere it can write; the bytecode cache (``__pycache__``) of a
@@ -125,6 +126,8 @@ class ImportRule:
     def _hook_code_loaders(self) -> None:
         """Refuse compiled code from outside the trusted folders (see the module docstring)."""
         import _imp
+        import pkgutil
+        import runpy
         import site
         import zipimport
 
@@ -135,6 +138,8 @@ class ImportRule:
             "zip_init": zipimport.zipimporter.__init__,
             "cache": _bootstrap_external.cache_from_source,
             "pth": site.addpackage,
+            "read_code": pkgutil.read_code,
+            "runpy_read_code": getattr(runpy, "read_code", None),   # bound there in 3.10
         }
 
         def get_code(loader, fullname):
@@ -165,21 +170,33 @@ class ImportRule:
                 raise rule._refuse_code(path)     # a .pth's import lines run with exec
             return saved["pth"](sitedir, name, *args, **kwargs)
 
+        def read_code(stream):           # runpy.run_path of a .pyc: no loader, marshal itself
+            path = getattr(stream, "name", "")
+            if rule.active and not rule.trusts_code_at(path if isinstance(path, str) else ""):
+                raise rule._refuse_code(path if isinstance(path, str) else "?")
+            return saved["read_code"](stream)
+
         machinery.SourcelessFileLoader.get_code = get_code
         _imp.create_dynamic = create_dynamic
         zipimport.zipimporter.__init__ = zip_init
         _bootstrap_external.cache_from_source = cache_from_source
         site.addpackage = addpackage
-        self._hooks = (get_code, create_dynamic, zip_init, cache_from_source, addpackage)
+        pkgutil.read_code = read_code
+        if saved["runpy_read_code"] is not None:
+            runpy.read_code = read_code
+        self._hooks = (get_code, create_dynamic, zip_init, cache_from_source, addpackage,
+                       read_code)
 
     def _unhook_code_loaders(self) -> None:
         import _imp
+        import pkgutil
+        import runpy
         import site
         import zipimport
 
         if not self._saved:
             return
-        get_code, create_dynamic, zip_init, cache_from_source, addpackage = self._hooks
+        get_code, create_dynamic, zip_init, cache_from_source, addpackage, read_code = self._hooks
         if machinery.SourcelessFileLoader.get_code is get_code:
             machinery.SourcelessFileLoader.get_code = self._saved["sourceless"]
         if _imp.create_dynamic is create_dynamic:
@@ -190,6 +207,10 @@ class ImportRule:
             _bootstrap_external.cache_from_source = self._saved["cache"]
         if site.addpackage is addpackage:
             site.addpackage = self._saved["pth"]
+        if pkgutil.read_code is read_code:
+            pkgutil.read_code = self._saved["read_code"]
+        if getattr(runpy, "read_code", None) is read_code:
+            runpy.read_code = self._saved["runpy_read_code"]
         self._saved = {}
 
     # ------------------------------------------------------------------ hooks
