@@ -74,5 +74,11 @@ def test_a_kernel_forging_nvrtc_missing_is_graded(spec):
         pytest.skip(f"kernel grading is not available here ({why or 'no NVRTC'})")
     rep = grade_path(CORPUS / "forge_nvrtc_missing.cu", spec, select=["lookup_selects_row"],
                      limits=LIMITS, sandbox="bwrap")
-    assert rep["import"]["ok"] is False and rep["import"]["error"]["type"] == "NvrtcUnavailable"
-    assert rep["score"] == 0
+    # Graded either way, never the grader's failure. Since the executor compiles device code
+    # with __CUDA_ARCH__ defined (as CUDA's compilers do), the forging host code behind
+    # '#ifndef __CUDA_ARCH__' is not built at all: the correct kernel is graded as such. Where
+    # the forged first reply is still sent, it is the submission's import error (0 points).
+    if rep["import"]["ok"]:
+        assert [c["status"] for c in rep["checks"]] == ["passed"]
+    else:
+        assert rep["import"]["error"]["type"] == "NvrtcUnavailable" and rep["score"] == 0
