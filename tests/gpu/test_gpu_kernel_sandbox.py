@@ -65,13 +65,16 @@ def test_ordinary_kernel_text_is_accepted(line):
     check_includes(f"{line}\n", "student.cu")
 
 
+# The same text for both compilers (the executor defines __CUDACC_RTC__ as NVRTC does): a
+# catch-all overload of fopen/fclose that NVRTC (no <cstdio> of its own) calls, and that the
+# executor's g++, whose prelude declares the C library's, passes over for the real ones. So in
+# the executor's native code the lookup opens the reference files, on a GPU it opens nothing.
 PROBE = r'''
-#ifdef __CUDACC_RTC__
-static const int seen = 0;
-#else  // the host build of the CPU executor: runs at load time, in the worker
-#include <cstdio>
-// Counts the reference files this process can open: 0 inside the grading sandbox.
-static int andrea_seen() {
+struct AndreaAny { template <class T> __device__ AndreaAny(T) {} };
+static __device__ void *fopen(AndreaAny, AndreaAny) { return nullptr; }
+static __device__ int fclose(AndreaAny) { return 0; }
+// Counts the reference files this thread can open: 0 inside the grading sandbox.
+static __device__ int andrea_seen() {
     const char *paths[] = {ROOT "/andrea_gpu/kernels/embedding.cu", ROOT "/andrea_ref/embedding.py",
                            ROOT "/spec/andrea-120m.yaml",
                            "/proc/self/cwd/../project/andrea_gpu/kernels/embedding.cu",
@@ -80,13 +83,11 @@ static int andrea_seen() {
                            "/sandbox/runtime/kernel/andrea_ref/embedding.py"};
     int n = 0;
     for (const char *p : paths) {
-        FILE *f = fopen(p, "r");
+        auto f = fopen(p, "r");
         if (f) { ++n; fclose(f); }
     }
     return n;
 }
-static const int seen = andrea_seen();
-#endif
 '''
 
 
@@ -95,8 +96,8 @@ def test_a_kernel_submission_cannot_open_the_reference(tmp_path):
     good = (ROOT / "andrea_gpu" / "kernels" / "embedding.cu").read_text()
     # the lookup gives wrong rows as soon as any reference file can be opened
     text = PROBE.replace("ROOT", f'"{ROOT}"') + good.replace(
-        "const int id = ids[row];", "const int id = ids[row] + seen;", 1)
-    assert text.count("+ seen;") == 1
+        "const int id = ids[row];", "const int id = ids[row] + andrea_seen();", 1)
+    assert text.count("+ andrea_seen();") == 1
     cu = tmp_path / "probe.cu"
     cu.write_text(text)
     # the probe works: loaded next to the project (no sandbox), its lookup is wrong
