@@ -147,3 +147,33 @@ def test_honest_device_guards_keep_working(tmp_path):
         gt, gp = sub.embed_backward(np.zeros((2, 20), np.int64),
                                     np.ones((2, 20, 3), np.float32), 2, 20)
         assert np.all(gp == 2) and np.all(gt[0] == 40)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known gap: C++ name lookup tells "
+                   "the executor's prelude (the C library's fopen through <cstdio>) from NVRTC's "
+                   "built-ins, with no macro, so the racy branch is what NVRTC compiles and the "
+                   "atomic one what the executor judges: the right gradients, no finding")
+def test_a_kernel_cannot_tell_the_executor_from_a_gpu_by_the_preludes_declarations():
+    """host_declaration_branch.cu: `sizeof(fopen("", ""))` is an int's size only for NVRTC
+    (a static_assert proves it: NVRTC compiles that branch)."""
+    from andrea_gpu import nvrtc
+    from andrea_gpu.host import nvrtc_headers
+
+    text = (HOSTILE / "host_declaration_branch.cu").read_text()
+    try:
+        gpu = nvrtc.compile_source(text + '\nstatic_assert(sizeof(fopen("", "")) == sizeof(int), '
+                                   '"the GPU branch");\n', "h.cu", headers=nvrtc_headers())
+    except nvrtc.NvrtcUnavailable:
+        pytest.skip("NVRTC's library is not installed here")
+    assert gpu.ok, gpu.log  # NVRTC compiles the racy branch (so an xfail here is the gap)
+    sub = load_kernel_submission(HOSTILE / "host_declaration_branch.cu", backend="cpu")
+    found = None
+    try:
+        for _ in range(3):
+            gt, gp = sub.embed_backward(np.zeros((2, 20), np.int64),
+                                        np.ones((2, 20, 3), np.float32), 2, 20)
+            if not (np.all(gp == 2) and np.all(gt[0] == 40)):
+                found = "wrong gradient"
+    except KernelError as exc:
+        found = str(exc)
+    assert found is not None, "the executor ran the branch only the host compiler picks"
