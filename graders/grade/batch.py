@@ -7,8 +7,9 @@
   `--scheduler`), which starts its own isolated worker;
 * the parent records each result in the gradebook the moment it arrives (one transaction per
   submission), so an interrupted batch loses nothing already graded;
-* the key is (sha256 of the submission's files, the submission's name, sha256 of spec +
-  profile + grader version + the checks of --select): every student has a row of their own, whose report names their
+* the key is (sha256 of the submission's files, the submission's name, gradebook_key: sha256
+  of spec + profile + grader version + the checks of --select + every limit that can change a
+  verdict + the isolation mode): every student has a row of their own, whose report names their
   own file only (a report carries its file's name: the reproducers, the import's messages), so
   identical files handed in under two names are two rows, never one shared row that tells one
   student the other's name; re-running skips what is graded unless `--regrade`, and an edited
@@ -21,6 +22,7 @@ machines need only the package installed.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import sqlite3
@@ -68,6 +70,34 @@ CREATE TABLE IF NOT EXISTS problems (
 
 class BatchError(Exception):
     """The batch cannot run (no such folder, unusable gradebook, no scheduler)."""
+
+
+#: Limits that shape what a report shows but never a verdict: left out of the gradebook key.
+COSMETIC_LIMITS = frozenset({"keep_output_bytes"})
+
+#: The isolation a `--sandbox` value asks for (probe.choose_mode): 'auto' is bubblewrap or a
+#: refusal, so 'auto' and 'bwrap' grade alike and share their rows.
+_ISOLATION = {"auto": "bwrap", "bwrap": "bwrap", "none": "rlimits", "rlimits": "rlimits",
+              "container": "container"}
+
+
+def gradebook_key(spec, profile: str, select=None, limits: Limits | None = None,
+                  sandbox: str = "auto") -> str:
+    """The gradebook's key of a run's grades besides the submission and its name: what a
+    verdict depends on. The spec, profile, grader version and --select (spec_digest), every
+    limit but the cosmetic ones (a debugging run with `--total-timeout 1` or `--memory-mb 64`
+    kept its checks not run or out of memory as grades, and the next full run skipped those
+    students as already graded), and the isolation mode (a submission reading the grader's
+    files passes under `--sandbox none`). Not in it: what only changes how the grades are
+    shown or how fast they come (--jobs, --lang, --csv, --feedback-*, --report-dir,
+    --similarity-threshold, --scheduler)."""
+    limits = limits or Limits()
+    h = hashlib.sha256(spec_digest(spec, profile, select).encode())
+    for name, value in sorted(asdict(limits).items()):
+        if name not in COSMETIC_LIMITS:   # 10 and 10.0 are one limit
+            h.update(f"\0{name}={float(value)!r}".encode())
+    h.update(f"\0isolation={_ISOLATION.get(sandbox, sandbox)}".encode())
+    return h.hexdigest()
 
 
 def discover(folder: str | Path) -> list[Path]:
@@ -277,7 +307,7 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
             raise BatchError(str(exc)) from None
     db = Path(db) if db else Path(folder).resolve().parent / "gradebook.sqlite"
     con = open_gradebook(db)
-    spec_sha = spec_digest(spec, profile, select)
+    spec_sha = gradebook_key(spec, profile, select, limits, sandbox)
     todo, skipped, names, problems = [], 0, [], 0
     sources: dict[str, list[tuple[str, str]]] = {}   # the Python files compared, by submission
     for p in entries:

@@ -73,6 +73,53 @@ def test_a_run_with_select_never_stands_for_a_full_grade(tmp_path, spec):
                            **kw).startswith("graded 0, skipped 1")      # the same selection
 
 
+def test_a_run_with_tiny_limits_never_stands_for_a_full_grade(tmp_path, spec):
+    """The gradebook key holds every limit that can change a verdict: a debugging run with a
+    tiny --total-timeout (its checks not run) keeps its rows under its own key, and the next
+    run with the real limits grades again instead of skipping; what changes no verdict
+    (--jobs, the output kept for the report) reuses the rows."""
+    import dataclasses
+
+    d = tmp_path / "subs"
+    d.mkdir()
+    shutil.copy(CORRECT, d / "alice.py")
+    kw = dict(db=tmp_path / "gb.sqlite", profile="dev", select=["dot_product", "vector_norm"],
+              progress=False, sandbox=SANDBOX)
+    tiny = dataclasses.replace(LIMITS, total_timeout=0.01)
+    assert batch.run_batch(d, spec, jobs=1, limits=tiny, csv_path=tmp_path / "t.csv",
+                           **kw).startswith("graded")
+    (row,) = csv.DictReader(open(tmp_path / "t.csv"))
+    assert not row["score"] or float(row["score"]) < float(row["max_score"]), row
+    out = batch.run_batch(d, spec, jobs=1, limits=LIMITS, csv_path=tmp_path / "s.csv", **kw)
+    assert out.startswith("graded 1, skipped 0"), out
+    (row,) = csv.DictReader(open(tmp_path / "s.csv"))
+    assert float(row["score"]) == float(row["max_score"]), row
+    cosmetic = dataclasses.replace(LIMITS, keep_output_bytes=LIMITS.keep_output_bytes + 1)
+    assert batch.run_batch(d, spec, jobs=2, limits=cosmetic,
+                           **kw).startswith("graded 0, skipped 1")
+
+
+def test_the_gradebook_key_holds_what_changes_a_verdict(spec):
+    """gradebook_key: each verdict-changing limit and the isolation mode change the key; the
+    cosmetic limit, 'auto' for 'bwrap' and an int for the same float do not."""
+    import dataclasses
+
+    from graders.grade.sandbox import Limits
+
+    base = batch.gradebook_key(spec, "grading", None, Limits(), "auto")
+    assert base == batch.gradebook_key(spec, "grading", None, None, "bwrap")
+    for f in dataclasses.fields(Limits):
+        changed = dataclasses.replace(Limits(), **{f.name: getattr(Limits(), f.name) * 2 + 1})
+        key = batch.gradebook_key(spec, "grading", None, changed, "auto")
+        assert (key == base) == (f.name in batch.COSMETIC_LIMITS), f.name
+    assert batch.gradebook_key(spec, "grading", None,
+                               Limits(total_timeout=int(Limits().total_timeout)), "auto") == base
+    assert batch.gradebook_key(spec, "grading", None, Limits(), "none") != base
+    assert batch.gradebook_key(spec, "grading", None, Limits(), "container") != base
+    assert batch.gradebook_key(spec, "dev", None, Limits(), "auto") != base
+    assert batch.gradebook_key(spec, "grading", ["dot_product"], Limits(), "auto") != base
+
+
 def test_an_interrupted_batch_keeps_what_was_graded(folder, spec, tmp_path, monkeypatch):
     real = batch.record
     calls = []

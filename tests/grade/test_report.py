@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from graders.conformance.outcome import Cause, Status
 from graders.grade import batch, cli
 from graders.grade.formats import dumps, inert, inert_report
-from graders.grade.grading import grade, load_submission, spec_digest
+from graders.grade.grading import grade, load_submission
 from graders.grade.report import (Check, ClauseSection, CellRaised, Counts, DroppedLine, Flag,
                                   Group, ImportErrorInfo, ImportFailed, Imported, Isolation,
                                   NoModule, Notebook, Report, ReportError, Said, WorkerRun)
@@ -230,7 +230,7 @@ def test_a_malformed_gradebook_row_is_one_line_naming_the_row(spec, tmp_path, ca
     con = batch.open_gradebook(db)
     report = Report.from_dict(dict(cases(spec)["correct"][1], sha256=sub.sha256,
                                    submission=sub.name))
-    batch.record(con, report, spec_digest(spec, "grading"))
+    batch.record(con, report, batch.gradebook_key(spec, "grading", sandbox="none"))
     data = report.to_dict()
     if corrupt is None:
         text = dumps(data)[:-40]
