@@ -223,6 +223,24 @@ def test_honest_notebook_idioms_get_no_tamper_flag(name):
     assert tamper_flags([("hw.py", HONEST_IDIOMS[name])]) == []
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "fourth red-team round: pickle.load of the submission's own data file is flagged 'exec' "
+    "(tamper.py flags pickle given anything but a literal), so a student who caches a vocabulary "
+    "or a table with pickle beside the notebook is shown to the staff as reaching into the "
+    "grader, while np.load(..., allow_pickle=True), which unpickles the same way, is not "
+    "flagged (tests/attacks/similarity/npy_pickle_copy.py). General fix: judge unpickling "
+    "alike in both spellings and by what is unpickled (a data file of the submission's own is "
+    "not the worker's machinery; flag the files that pickle code: a pickle's GLOBAL/"
+    "STACK_GLOBAL naming builtins.exec/eval, marshal, types, importlib, read in linear time by "
+    "pickletools-like opcode scanning under a cap)"))
+def test_unpickling_the_submissions_own_data_file_gets_no_tamper_flag():
+    from graders.grade.tamper import tamper_flags
+
+    code = ("import pickle\nimport numpy as np\nwith open('vocab.pkl', 'rb') as f:\n"
+            "    vocab = pickle.load(f)\ntable = np.load('table.npy')\n")
+    assert tamper_flags([("hw.py", code)]) == []
+
+
 # What those tools reach when they are turned on the worker: still flagged.
 REACHING_IDIOMS = {
     "reload_numpy": ("import importlib\nimport numpy as np\nimportlib.reload(np)\n", "modules"),
@@ -343,3 +361,61 @@ def test_a_reference_copy_handed_in_as_code_that_is_not_source_is_refused_and_fl
         assert "not done yet" in json.dumps(rep["checks"]), (rep["import"], rep["checks"])
     else:
         assert "not Python source" in json.dumps(rep["import"]), rep["import"]
+
+
+# ----------------------------------------------------------------------------- decoded at run time
+def _loader_data_reference(folder: Path) -> None:
+    """loader_data_copy.py: an empty fastpath.py (the loader's path) and the reference XOR-ed
+    with one byte in vocab.bin."""
+    (folder / "fastpath.py").write_text("")
+    (folder / "vocab.bin").write_bytes(bytes(b ^ 0x5A for b in _reference_module().encode()))
+
+
+class _Unpickles:
+    """An object whose pickle, when loaded, execs `src` into a fresh dict and returns it."""
+
+    def __init__(self, src: str):
+        self.src = src
+
+    def __reduce__(self):
+        return (eval, ("(lambda ns: (exec(%r, ns), ns)[1])({})" % self.src,))
+
+
+def _npy_pickle_reference(folder: Path) -> None:
+    """npy_pickle_copy.py: vocab.npy, a 0-d object array holding an _Unpickles of the
+    reference module."""
+    import numpy as np
+
+    arr = np.empty((), dtype=object)
+    arr[()] = _Unpickles(_reference_module())
+    np.save(folder / "vocab.npy", arr, allow_pickle=True)
+
+
+DECODED = {
+    "loader_data_copy.py": _loader_data_reference,
+    "npy_pickle_copy.py": _npy_pickle_reference,
+}
+
+
+@needs_bwrap
+@pytest.mark.xfail(strict=True, reason=(
+    "fourth red-team round: the reference's source kept as data and run without exec, eval, "
+    "compile or a decoding module named (a SourceFileLoader subclass whose get_data decodes a "
+    "data file; np.load(allow_pickle=True) of an object array whose pickle execs it) passes "
+    "every check with no tamper flag and no copy flag. General fix: flag, rule 'exec', a class "
+    "deriving from importlib's loaders (SourceFileLoader, FileLoader, SourceLoader, "
+    "InspectLoader: get_data/get_source/source_to_code overridden run what they return), "
+    "spec_from_loader/exec_module/source_to_code given anything but a literal module file, and "
+    "np.load with allow_pickle=True as pickle.load (or, better, read the submission's data "
+    "files for pickled code: GLOBAL/STACK_GLOBAL opcodes naming builtins, marshal, types)"))
+@pytest.mark.parametrize("name", sorted(DECODED))
+def test_a_reference_copy_run_from_data_is_flagged(name, tmp_path, spec):
+    d = tmp_path / "hw"
+    d.mkdir()
+    DECODED[name](d)
+    shutil.copy(CORPUS / name, d / "submission.py")
+    rep = grade_path(d, spec, select=["lookup_selects_row", "vector_norm"], limits=LIMITS,
+                     sandbox="bwrap")
+    ran = [c["status"] for c in rep["checks"]] == ["passed", "passed"]
+    flagged = [f for f in rep["flags"] if f["kind"] in ("grader_tamper", "reference_copy")]
+    assert not ran or flagged, (rep["checks"], rep["flags"])

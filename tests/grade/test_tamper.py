@@ -143,6 +143,11 @@ NOT_REACHING = {
     "nan_results.py": "NaN results",
     "universal_exception.py": "one exception of every type",
     "wrong_first_answer.py": "answers that depend on how often it is asked",
+    # EVADES the scan (fourth red-team round, strict xfails in test_attacks_similarity.py):
+    # code built at run time from data with no exec/eval/compile/decoder named; move to
+    # REACHING ({"exec"}) with the fix
+    "loader_data_copy.py": "EVADES: a SourceFileLoader subclass whose get_data decodes data",
+    "npy_pickle_copy.py": "EVADES: np.load(allow_pickle=True) of a pickle that execs code",
 }
 KERNELS = "CUDA sources: native code by design, judged by the kernel include filter"
 
