@@ -89,7 +89,7 @@ class ImportRule:
                     or frame.f_code is ImportRule._guarded_import_module.__code__):
                 if not os.path.isabs(name) and not name.startswith("<"):
                     name = os.path.abspath(name)     # code compiled with a relative path
-                return name.startswith(self.folders)
+                return name.startswith(self.folders) and not name.startswith(self._envs)
             frame = frame.f_back
         return False
 
@@ -268,10 +268,16 @@ class ImportRule:
 
 
 def _environments(folders: tuple) -> tuple:
-    """The virtual environment this Python runs in where it is kept inside the submission's
-    folder (a student's project folder), else ()."""
+    """Installed packages kept inside the submission's folder, else (): the virtual environment
+    this Python runs in (a student's project folder), and a package folder on ``sys.path``
+    (named site-packages or dist-packages: the user site of ``pip install --user`` lies in the
+    home folder, where a student may keep a notebook; a PYTHONPATH entry). Their code is the
+    libraries', not the submission's: their own imports are not judged, their extension modules
+    load. The submission's own folder never counts, whatever its name."""
     envs = set()
-    for p in (sys.prefix, sys.exec_prefix):
+    installed = [p for p in sys.path if isinstance(p, str) and os.path.isabs(p)
+                 and os.path.basename(os.path.normpath(p)) in ("site-packages", "dist-packages")]
+    for p in (sys.prefix, sys.exec_prefix, *installed):
         for r in (os.path.join(os.path.abspath(p), ""), os.path.join(os.path.realpath(p), "")):
             if r.startswith(folders) and r not in folders:
                 envs.add(r)

@@ -205,3 +205,54 @@ def test_removed_rule_restores_the_loaders(tmp_path):
     assert all(a is not b for a, b in zip(hooks()[:-1], before))
     rule.remove()
     assert hooks() == before
+
+
+def test_packages_installed_inside_the_submissions_folder_are_the_libraries(tmp_path):
+    """A notebook kept in the home folder, whose packages were installed with `pip install
+    --user` (~/.local/lib/pythonX.Y/site-packages, on sys.path): the installed package's own
+    imports and its extension modules are the library's, not the submission's (fourth red-team
+    round: andrea-conform refused matplotlib's import of packaging and NumPy's
+    _pocketfft_umath there, while the grader passed the same notebook). A folder handed in
+    under the name site-packages is still the submission's."""
+    import _bisect
+    import subprocess
+
+    home = tmp_path / "home"
+    site_dir = home / ".local" / "lib" / "site-packages"
+    pkg = site_dir / "libpkg"
+    pkg.mkdir(parents=True)
+    so = Path(getattr(_bisect, "__file__", "") or "")
+    if not so.name.startswith("_bisect."):
+        pytest.skip("_bisect is built into this Python: no extension module to copy")
+    (pkg / so.name).write_bytes(so.read_bytes())
+    (pkg / "__init__.py").write_text("import libdep\nfrom libpkg import _bisect\n")
+    (site_dir / "libdep.py").write_text("X = 1\n")
+    (home / "hw.py").write_text("import libpkg\nOK = libpkg._bisect.bisect_right([1, 2], 1)\n")
+    own = home / "site-packages"                  # the submission's own folder, so named
+    own.mkdir()
+    (own / so.name).write_bytes(so.read_bytes())
+    (own / "hw.py").write_text("import _bisect\n")
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "import sys\n"
+        "from andrea_runtime.import_rule import ImportRule\n"
+        f"sys.path[:0] = [{str(site_dir)!r}]\n"
+        "def load(folder):\n"
+        "    rule = ImportRule(['libpkg'], folder).install()\n"
+        "    try:\n"
+        "        ns = {}\n"
+        "        exec(compile(open(folder + '/hw.py').read(), folder + '/hw.py', 'exec'), ns)\n"
+        "        return 'ok'\n"
+        "    except ImportError as exc:\n"
+        "        return 'refused: ' + str(exc)[:120]\n"
+        "    finally:\n"
+        "        rule.remove()\n"
+        f"print(load({str(home)!r}))\n"
+        f"sys.path.insert(0, {str(own)!r}); sys.modules.pop('_bisect', None)\n"
+        f"print(load({str(own)!r}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=root, timeout=120)
+    lines = out.stdout.splitlines()
+    assert lines[:1] == ["ok"], (out.stdout, out.stderr)
+    assert len(lines) == 2 and lines[1].startswith("refused"), (out.stdout, out.stderr)
+    assert "not Python source" in lines[1], lines
