@@ -9,6 +9,11 @@ The catalogs (``locale/<lang>/LC_MESSAGES/andrea_grade.po``) live with the check
 this module as ``graders.grade.i18n``) read the same sentences; ``graders.grade.i18n.all_msgids``
 lists every msgid they must translate.
 
+A message with plural forms (``messages.PLURALS``: "where 1 was expected", "where 8 were
+expected") is one msgid/msgid_plural entry with the catalog's ``Plural-Forms`` (gettext's
+ngettext); the report keeps the singular as its template and the form is chosen from the
+count in its fields when it is rendered.
+
 No compiled .mo files: ``babel.messages.pofile.read_po`` reads the .po file once per process.
 English is the msgid itself. A missing or fuzzy translation falls back to English.
 
@@ -24,7 +29,7 @@ import string
 from functools import lru_cache
 from pathlib import Path
 
-from .messages import MSG_REPRODUCE_OR
+from .messages import MSG_REPRODUCE_OR, PLURALS
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "andrea_grade"
@@ -46,6 +51,24 @@ def _catalog(lang: str) -> dict[str, str]:
         cat = read_po(f, locale=lang, domain=DOMAIN)
     return {m.id: m.string for m in cat
             if m.id and isinstance(m.id, str) and m.string and not m.fuzzy}
+
+
+@lru_cache(maxsize=None)
+def _plural_catalog(lang: str) -> tuple[dict[str, tuple[str, ...]], object]:
+    """The messages with plural forms (msgid, msgid_plural, msgstr[0..]): singular msgid ->
+    the forms, and the catalog's Plural-Forms rule (n -> the index of the form)."""
+    import gettext
+
+    if lang == "en":
+        return {}, lambda n: int(n != 1)
+    from babel.messages.pofile import read_po
+
+    with catalog_path(lang).open("rb") as f:
+        cat = read_po(f, locale=lang, domain=DOMAIN)
+    forms = {m.id[0]: tuple(m.string) for m in cat
+             if isinstance(m.id, tuple) and not m.fuzzy and isinstance(m.string, tuple)
+             and len(m.string) == cat.num_plurals and all(m.string)}
+    return forms, gettext.c2py(cat.plural_expr)
 
 
 @lru_cache(maxsize=None)
@@ -84,12 +107,27 @@ class Translator:
 
     def __call__(self, msgid: str, **fields) -> str:
         text = self._cat.get(msgid, msgid)
+        if msgid in PLURALS:   # gettext's ngettext, the count taken from the fields
+            msgid, text = self._plural(msgid, fields)
         if fields:
             try:
                 return self._fmt.format(text, **fields)
             except (KeyError, IndexError, ValueError, AttributeError, TypeError):
                 return self._fmt.format(msgid, **fields)
         return text
+
+    def _plural(self, msgid: str, fields: dict) -> tuple[str, str]:
+        """(the English form, the reader's form) of a message with plural forms for the count
+        in its field (messages.PLURALS); a count that is not a number reads as plural."""
+        plural, field = PLURALS[msgid]
+        n = fields.get(field)
+        n = n if type(n) is int else 2
+        english = msgid if n == 1 else plural
+        forms, rule = _plural_catalog(self.lang)
+        if msgid not in forms:
+            return english, english
+        index = rule(abs(n))
+        return english, forms[msgid][index if 0 <= index < len(forms[msgid]) else -1]
 
     def number(self, value) -> str:
         """`value` as the reader's locale writes it (91,34 in Dutch), as a template's field

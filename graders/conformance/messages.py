@@ -62,6 +62,26 @@ MSG_NOTE = "note"
 MSG_CONFORMS = "conforms"
 MSG_DOES_NOT_CONFORM = "does not conform"
 
+# ---- a result larger than the contract allows for its arguments (results.py), judged by its
+# values (the kit's count, or the worker's) or by the bytes of the worker's reply (a string's
+# characters can take several bytes each). Plural forms (gettext's ngettext), chosen by {want}:
+# the msgid is the singular, PLURALS gives its plural and the field whose number chooses.
+MSG_TOO_LARGE = ("{function}() returned {got} values where {want} was expected for these "
+                 "arguments: a result this much larger than the contract's is not read")
+PLURAL_TOO_LARGE = ("{function}() returned {got} values where {want} were expected for these "
+                    "arguments: a result this much larger than the contract's is not read")
+MSG_TOO_MANY_BYTES = ("{function}() returned a result of {got} bytes where {want} value was "
+                      "expected for these arguments (at most {limit} bytes): a result this much "
+                      "larger than the contract's is not read")
+PLURAL_TOO_MANY_BYTES = ("{function}() returned a result of {got} bytes where {want} values were "
+                         "expected for these arguments (at most {limit} bytes): a result this "
+                         "much larger than the contract's is not read")
+#: msgid (the singular) -> (the plural msgid, the field whose number chooses the form)
+PLURALS = {
+    MSG_TOO_LARGE: (PLURAL_TOO_LARGE, "want"),
+    MSG_TOO_MANY_BYTES: (PLURAL_TOO_MANY_BYTES, "want"),
+}
+
 # ---- why a submission has no module to import (submission.py; the grader's report says the
 # same msgid, graders/grade/messages.py re-exports them)
 MSG_NO_MODULE = "No Python module found in the submission (expected one .py file)."

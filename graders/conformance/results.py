@@ -15,7 +15,10 @@ size is judged first, the same way in both places a result arrives:
   :func:`count_values` before any check looks at it.
 
 Either way the check fails with :data:`MSG_TOO_LARGE` ("lookup() returned 47000000 values
-where 8 were expected"). The bound leaves room for every honest mistake of shape (twice the
+where 8 were expected"), or, where the worker's reply was too long for values within the bound
+(a string of characters that take several bytes each), :data:`MSG_TOO_MANY_BYTES` ("lookup()
+returned a result of 360012 bytes where 4 values were expected ... (at most 262528 bytes)").
+Both have plural forms, chosen by the values expected ("where 1 was expected"). The bound leaves room for every honest mistake of shape (twice the
 expected values, and :data:`FLOOR` more): a transposed, squeezed, unsummed or float64 result
 is still read and judged by its check.
 """
@@ -30,6 +33,7 @@ import numpy as np
 
 from andrea_runtime import protocol as P
 
+from .messages import MSG_TOO_LARGE, MSG_TOO_MANY_BYTES  # noqa: F401 - their home
 from .registry import ConformanceError
 
 #: A result may hold this many times the values the contract gives for the arguments ...
@@ -42,8 +46,6 @@ BYTES_PER_VALUE = 48
 #: Bytes of every reply beyond its values (the header's keys, a Generator's state).
 REPLY_OVERHEAD = 1 << 16
 
-MSG_TOO_LARGE = ("{function}() returned {got} values where {want} were expected for these "
-                 "arguments: a result this much larger than the contract's is not read")
 
 
 def _index(value: Any) -> int | None:
@@ -151,6 +153,17 @@ def count_values(value: Any, stop: int | None = None) -> int:
 
 def too_large(function: str, got: int, want: int) -> ConformanceError:
     """The violation of a result of `got` values where `want` were expected."""
-    fields = {"function": function, "got": int(got), "want": int(want)}
-    return ConformanceError(MSG_TOO_LARGE.format(**fields), template=MSG_TOO_LARGE,
-                            fields=fields)
+    return _violation(MSG_TOO_LARGE, function=function, got=int(got), want=int(want))
+
+
+def too_many_bytes(function: str, got: int, want: int, limit: int) -> ConformanceError:
+    """The violation of a reply of `got` bytes, more than `limit`, the most a result of `want`
+    values may take (the worker counted its values within the bound)."""
+    return _violation(MSG_TOO_MANY_BYTES, function=function, got=int(got), want=int(want),
+                      limit=int(limit))
+
+
+def _violation(msgid: str, **fields) -> ConformanceError:
+    from .i18n import translator
+
+    return ConformanceError(translator("en")(msgid, **fields), template=msgid, fields=fields)

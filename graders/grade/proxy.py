@@ -741,9 +741,14 @@ class SubmissionProxy:
             raise rebuild_exception(reply["exc"] if isinstance(reply["exc"], dict) else {})
         if "big" in reply and want is not None:   # never read: its size is the verdict
             self._mutated(worker.keeper, None)     # (the call region lets go of the arguments)
-            said = reply["big"].get("values") if isinstance(reply["big"], dict) else None
-            got = said if type(said) is int and said > allowed else allowed + 1
-            raise R.too_large(name, got, want)
+            big = reply["big"] if isinstance(reply["big"], dict) else {}
+            said, size = big.get("values"), big.get("bytes")
+            if type(said) is int and said > allowed:
+                raise R.too_large(name, said, want)
+            limit = R.reply_bytes(allowed)
+            if type(size) is int and size > limit:   # values within the bound, too many bytes
+                raise R.too_many_bytes(name, size, want, limit)
+            raise R.too_large(name, allowed + 1, want)   # it said neither: more than allowed
         try:
             value = P.decode(reply.get("ok"), rblobs, untrusted=True)
             self._advance_generators(args, kwargs, reply, rblobs)

@@ -76,6 +76,30 @@ def test_a_result_far_larger_than_the_contract_is_refused_before_a_check_reads_i
     assert rec.lookup(np.zeros((5, 4)), np.array([1, 2])).shape == (5, 4)
 
 
+def test_the_sentence_has_plural_forms_and_says_what_was_too_large():
+    """gettext plural forms, chosen by the values expected (one: "1 was expected"), in every
+    language; a reply too long for values within the bound says bytes, not values."""
+    from graders.conformance.i18n import translator
+
+    one, eight = R.too_large("norm", 5000, 1), R.too_large("lookup", 5000, 8)
+    assert "where 1 was expected" in str(one) and "where 8 were expected" in str(eight)
+    assert one.template == eight.template == R.MSG_TOO_LARGE
+    nl, ko, en = translator("nl"), translator("ko"), translator("en")
+    assert en(one.template, **one.fields) == str(one)
+    assert "waar er 1 verwacht werd " in nl(one.template, **one.fields)
+    assert "waar er 8 verwacht werden " in nl(eight.template, **eight.fields)
+    assert "1개의 값" in ko(one.template, **one.fields)
+    b = R.too_many_bytes("norm", 360012, 1, 262240)
+    assert str(b) == ("norm() returned a result of 360012 bytes where 1 value was expected for "
+                      "these arguments (at most 262240 bytes): a result this much larger than "
+                      "the contract's is not read")
+    b0 = R.too_many_bytes("lookup", 360012, 0, 262240)
+    assert "where 0 values were expected" in str(b0)
+    assert "waar 1 waarde verwacht werd" in nl(b.template, **b.fields)
+    assert "waar 0 waarden verwacht werden" in nl(b0.template, **b0.fields)
+    assert "360012바이트" in ko(b.template, **b.fields)
+
+
 def test_a_too_large_result_fails_each_check_with_the_sentence_even_where_an_error_is_due(spec):
     big = np.zeros(200_000)
     impl = types.SimpleNamespace(lookup=lambda table, ids: big,

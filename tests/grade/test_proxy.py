@@ -264,6 +264,8 @@ def embed(ids, tok, pos):              # a reply frame of 2 MiB written past the
     os._exit(0)
 
 def norm(v):
+    if len(v) == 1:                    # 3750 values of 8 characters, 12 bytes each as JSON
+        return "\\U0001F600" * 30000
     return float(np.sqrt(np.dot(v, v)))
 '''
 
@@ -285,6 +287,15 @@ def test_a_result_larger_than_the_contract_allows_is_refused_before_it_is_read()
         assert info.value.template == R.MSG_TOO_LARGE
         assert info.value.fields == {"function": "lookup", "got": 3_000_000, "want": 4}
         assert p.restarts == 0 and p._worker.alive     # a verdict, not a fault
+        with pytest.raises(ConformanceError) as info:   # within the values, not the bytes
+            p.norm(np.array([3.0]))
+        assert info.value.template == R.MSG_TOO_MANY_BYTES, str(info.value)
+        fields = info.value.fields
+        assert fields["want"] == 1 and fields["got"] > fields["limit"] == R.reply_bytes(
+            R.allowed_values(1)), fields
+        assert str(info.value).startswith(f"norm() returned a result of {fields['got']} bytes "
+                                          "where 1 value was expected")
+        assert p.restarts == 0 and p._worker.alive
         assert p.lookup(table, np.array([1, 2])).shape == (4, 4)   # within: read, judged later
         with pytest.raises(ResourceExhausted, match="more than any result for these arguments"):
             p.embed(np.array([0, 1]), table, table)

@@ -6,6 +6,8 @@ import pytest
 
 from graders.conformance.runner import CheckResult
 from graders.grade import messages as M
+from graders.conformance.i18n import _plural_catalog
+from graders.conformance.messages import PLURALS
 from graders.grade.i18n import LANGUAGES, _catalog, all_msgids, translator
 from tests.grade.reports import report_of
 
@@ -114,10 +116,14 @@ def _fields(text: str) -> list[str]:
 @pytest.mark.parametrize("lang", [x for x in LANGUAGES if x != "en"])
 def test_catalogs_translate_every_message(lang):
     cat = _catalog(lang)
-    missing = [m for m in all_msgids() if m not in cat]
+    plurals = _plural_catalog(lang)[0]   # msgid/msgid_plural entries, by the singular
+    missing = [m for m in all_msgids() if m not in cat and m not in plurals]
     assert not missing, f"{lang}: untranslated {missing}"
     for msgid, text in cat.items():
         assert _fields(msgid) == _fields(text), msgid
+    assert set(plurals) == set(PLURALS)
+    for msgid, forms in plurals.items():
+        assert all(_fields(msgid) == _fields(text) for text in forms), msgid
     # numbers stay numbers: a translated template formats the same values
     t = translator(lang)
     out = t("{name}[{index}]={got!r}, but should be {want!r} (|error| {error:.3g} > allowed "

@@ -206,5 +206,6 @@ def test_the_template_holds_every_sentence():
     from graders.grade.i18n import LOCALE_DIR, all_msgids
 
     with (LOCALE_DIR / "andrea_grade.pot").open("rb") as f:
-        template = {m.id for m in read_po(f) if m.id}
+        template = {m.id[0] if isinstance(m.id, tuple) else m.id   # a plural: its singular
+                    for m in read_po(f) if m.id}
     assert [m for m in all_msgids() if m not in template] == []
