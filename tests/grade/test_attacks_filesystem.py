@@ -295,3 +295,27 @@ def test_no_host_path_is_seen_from_inside_the_sandbox(spec, tmp_path):
                      limits=fast_limits(startup_timeout=60.0))
     assert rep["import"]["ok"], rep["import"]
     assert printed_report(rep, "PATHS-REPORT")["found"], needles
+
+
+@needs_bwrap
+@pytest.mark.xfail(strict=True, reason=(
+    "fourth red-team round: since ee1426c the submission runs from a writable copy of its files "
+    "whose folder is sys.path[0] and the import rule's own-modules folder, so a module written "
+    "there at run time (the reference decoded from a data file) imports with a plain import: "
+    "both checks pass with no tamper or copy flag. General fix: the import rule's own modules "
+    "are the files handed in (judged against the grader's read-only submission/, which the "
+    "worker gets as --files): a module of the copy that is not there, or whose bytes differ "
+    "from the handed-in file's, is refused (an ImportError the student reads), e.g. by wrapping "
+    "SourceFileLoader.get_data for paths under the copy"))
+def test_a_module_written_at_run_time_is_not_the_submissions_own(tmp_path, spec):
+    from .test_attacks_similarity import _reference_module
+
+    d = tmp_path / "hw"
+    d.mkdir()
+    (d / "vocab.bin").write_bytes(bytes(b ^ 0x5A for b in _reference_module().encode()))
+    shutil.copy(CORPUS / "written_module.py", d / "submission.py")
+    rep = grade_path(d, spec, select=["lookup_selects_row", "vector_norm"], limits=LIMITS,
+                     sandbox="bwrap")
+    ran = [c["status"] for c in rep["checks"]] == ["passed", "passed"]
+    flagged = [f for f in rep["flags"] if f["kind"] in ("grader_tamper", "reference_copy")]
+    assert not ran or flagged, (rep["checks"], rep["flags"])

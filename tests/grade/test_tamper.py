@@ -148,6 +148,7 @@ NOT_REACHING = {
     # REACHING ({"exec"}) with the fix
     "loader_data_copy.py": "EVADES: a SourceFileLoader subclass whose get_data decodes data",
     "npy_pickle_copy.py": "EVADES: np.load(allow_pickle=True) of a pickle that execs code",
+    "written_module.py": "EVADES: writes a decoded module into its own folder and imports it",
 }
 KERNELS = "CUDA sources: native code by design, judged by the kernel include filter"
 
