@@ -82,3 +82,22 @@ def test_a_kernel_forging_nvrtc_missing_is_graded(spec):
         assert [c["status"] for c in rep["checks"]] == ["passed"]
     else:
         assert rep["import"]["error"]["type"] == "NvrtcUnavailable" and rep["score"] == 0
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "fourth red-team round: the CUDA programming guide's last-block reduction (partial sum, "
+    "__threadfence(), atomicInc ticket, the last block reads every partial sum) is a RaceError "
+    "in the CPU executor, which orders nothing by a fence (f042a35): an honest kernel marked "
+    "down. General fix: a fence then an atomic of one thread releases the writes before the "
+    "fence to the thread whose atomic reads that word next (acquire), for its block after "
+    "__syncthreads()"))
+def test_the_guides_last_block_reduction_is_no_race():
+    import numpy as np
+
+    from andrea_gpu.executor import Module
+
+    mod = Module((CORPUS / "fence_last_block.cu").read_text(), "fence_last_block.cu")
+    x = np.linspace(-1, 2, 64).astype(np.float32)
+    partial, total = np.zeros(4, np.float32), np.zeros(1, np.float32)
+    mod.get_function("fence_reduce")((4,), (16,), (x, np.int32(64), partial, total))
+    assert abs(float(total[0]) - float(x.sum())) < 1e-4
