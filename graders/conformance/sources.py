@@ -121,6 +121,18 @@ class Dropped:
         return {"cell": self.cell, "line": self.line, "kind": self.kind, "text": self.text}
 
 
+def cell_at(line_map, line) -> tuple[int, int] | None:
+    """(cell, line in that cell) of line `line` (1-based) of a notebook's module, by its line
+    map (``Source.line_map``, or the same list as ``to_dict`` writes it); None for the
+    notebook's prelude (cell 0), a line outside the module, or a line that is not an int (a
+    worker's word). The one mapping of the self-check (``Source.locate``) and the grader (the
+    import's error, the cells that raised, the tamper flags' places)."""
+    if type(line) is not int or not 1 <= line <= len(line_map):
+        return None
+    cell, in_cell = line_map[line - 1]
+    return (int(cell), int(in_cell)) if cell else None
+
+
 @dataclass
 class Source:
     """The Python text to import, and where each of its lines came from."""
@@ -134,10 +146,7 @@ class Source:
 
     def locate(self, line: int | None) -> tuple[int, int] | None:
         """(cell, line in cell) of a line of ``text`` (1-based); None for a plain module."""
-        if not self.notebook or not line or line < 1 or line > len(self.line_map):
-            return None
-        cell, k = self.line_map[line - 1]
-        return (cell, k) if cell else None           # cell 0: the prelude
+        return cell_at(self.line_map, line) if self.notebook else None
 
     def cell_ranges(self) -> list[tuple[int, int]]:
         """(first, last) line of ``text`` (1-based) of each code cell, in order (the prelude

@@ -21,6 +21,7 @@ from graders.conformance.outcome import Cause, FaultKind, Status
 from graders.conformance.profiles import check_profile
 from graders.conformance.registry import (RegistryError, SelectionError, all_checks,
                                           select as select_checks)
+from graders.conformance.sources import cell_at
 from graders.conformance.runner import (CheckResult, calls_shown_later, load_impl, not_run,
                                         run_check, run_checks, visibility_rank)
 # the submission model (and, for the modules that import them from here, its names and caps)
@@ -179,22 +180,20 @@ def staff_flags(sub: Submission) -> list[dict]:
 
 
 def _cell_of(source: dict, line) -> dict:
-    """{"cell": N, "line": L} of a line of a notebook's generated module ({} if unknown)."""
-    line_map = source.get("line_map") or []
-    if isinstance(line, int) and 1 <= line <= len(line_map):
-        cell, in_cell = line_map[line - 1]
-        if cell:                                     # cell 0: the notebook prelude
-            return {"cell": cell, "line": in_cell}
-    return {}
+    """{"cell": N, "line": L} of a line of a notebook's generated module ({} if unknown), as
+    the self-check locates it (sources.cell_at)."""
+    at = cell_at(source.get("line_map") or [], line)
+    return {"cell": at[0], "line": at[1]} if at else {}
 
 
 def _cells_raised(source: dict, cells: list[dict]) -> list[dict]:
     """{"cell", "line", "type", "msg"} of each notebook cell that raised (its line: where in
     that cell, None when unknown); the cells after it were run. The self-check records them
     the same way (notes.raised_cell), so both say the same notes."""
+    line_map = source.get("line_map") or []
+
     def locate(line):
-        at = _cell_of(source, line)
-        return (at["cell"], at["line"]) if at else None
+        return cell_at(line_map, line)
 
     raised = (raised_cell(locate, c["first"], c["line"], c["type"], c["msg"])
               for c in cells)   # at most 50 (proxy)

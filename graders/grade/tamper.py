@@ -74,7 +74,8 @@ import json
 import re
 import sys
 
-from graders.conformance.sources import ALLOWED_PACKAGES, FORBIDDEN_PACKAGES, MAX_AST_CHARS
+from graders.conformance.sources import (ALLOWED_PACKAGES, FORBIDDEN_PACKAGES, MAX_AST_CHARS,
+                                         cell_at)
 
 KIND = "grader_tamper"
 MAX_FINDINGS = 20          # places listed in one flag (the rest counted)
@@ -575,11 +576,10 @@ def submission_places(parts: list[tuple[str, str]], files: dict[str, bytes] | No
             p["source"] = lines[line - 1].strip()[:MAX_SOURCE_CHARS] \
                 if 1 <= line <= len(lines) else ""
             if file == gen and line_map is not None:
-                cell, in_cell = (line_map[line - 1] if 1 <= line <= len(line_map)
-                                 else (0, 0))
-                if not cell:
+                at = cell_at(line_map, line)
+                if at is None:
                     continue                 # the notebook's prelude: the grader's own lines
-                p.update(file=origin, cell=cell, line=in_cell)
+                p.update(file=origin, cell=at[0], line=at[1])
             found.append(p)
     for file in sorted(files or {}):
         if not file.endswith(".ipynb") or file == origin:

@@ -262,3 +262,43 @@ def test_the_kit_and_the_grader_say_the_same_notes_on_a_notebook(lang, tmp_path,
         assert more > 0 and kit[-1].startswith(f"{more} more line(s)")
     else:
         assert not any("was left out" in n or "raised" in n for n in kit), kit
+
+
+def test_the_kit_and_the_grader_place_a_line_in_the_same_cell(tmp_path):
+    """One mapping from a line of a notebook's module to its cell (sources.cell_at): the kit's
+    Source.locate (its import error, the cells that raised), the grader's report (the import's
+    error, the cells that raised, from the submission's data) and the tamper flags' places
+    agree on every line, the prelude's and those past the end included, and the grader reads
+    a worker's line that is not an int as no place."""
+    from graders.conformance.sources import cell_at
+    from graders.grade import grading, tamper
+
+    sub = load_submission(_noted_notebook(tmp_path))
+    source = sub.notebook_source()
+    assert source is not None and source.notebook
+    n = len(source.line_map)
+    placed = 0
+    for line in range(-1, n + 3):
+        kit = source.locate(line)
+        graded = grading._cell_of(sub.source, line)
+        assert ((graded["cell"], graded["line"]) if graded else None) == kit, line
+        assert cell_at(sub.source["line_map"], line) == kit, line
+        placed += kit is not None
+    assert 0 < placed < n                        # the prelude's lines have no cell
+    for odd in (None, True, 3.0, "3", [3], 10 ** 30):
+        assert grading._cell_of(sub.source, odd) == {} and source.locate(odd) is None, odd
+    # the cells that raised: the grader's list from the worker's lines is the kit's
+    cells = [{"first": first, "line": line, "type": "ValueError", "msg": "m"}
+             for first, _ in source.cell_ranges() for line in (first, first + 1, None)]
+    from graders.conformance.notes import raised_cell
+
+    kit_cells = [c for c in (raised_cell(source.locate, c["first"], c["line"], c["type"],
+                                         c["msg"]) for c in cells) if c]
+    assert grading._cells_raised(sub.source, cells) == kit_cells and kit_cells
+    # a tamper flag in the notebook is placed in the cell the kit names
+    text = source.text + "import ctypes\n"
+    map_ = [list(x) for x in source.line_map] + [[99, 7]]
+    places, _ = tamper.submission_places([("nb.py", text)], None, ("nb.py", "noted.ipynb", map_))
+    (p,) = [p for p in places if p.get("cell") == 99]
+    assert p["line"] == 7 and p["file"] == "noted.ipynb"
+    assert cell_at(map_, len(text.splitlines())) == (99, 7)
