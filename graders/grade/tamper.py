@@ -14,7 +14,8 @@ each place. Like every flag it informs the staff and never changes a score.
 What is flagged (``RULES``; tests/grade/test_tamper.py measures it: no flag on any correct or
 buggy corpus file, a flag on every attack that reaches into the worker):
 
-* ``native``: ``ctypes``, ``_ctypes``, ``cffi``, ``mmap`` (imported or named);
+* ``native``: ``ctypes``, ``_ctypes``, ``cffi``, ``mmap`` (imported or named), and
+  ``numpy.ctypeslib`` (ctypes under NumPy's name: ``load_library`` loads a native library);
 * ``gc``: walking the interpreter's objects (``gc.get_objects``, ``get_referrers``,
   ``get_referents``, ``garbage``, ``callbacks``);
 * ``frames``: ``sys._getframe``, ``sys._current_frames``, ``settrace``/``setprofile``,
@@ -87,6 +88,9 @@ MAX_DECODE_NODES = 1000    # nodes of one expression looked at for a run-time de
 
 GRADER_PACKAGES = ("andrea_runtime", "andrea_ref", "andrea_gpu", "graders")
 NATIVE = {"ctypes", "_ctypes", "cffi", "mmap"}
+# ctypes under another name: NumPy's load_library/ndpointer/as_ctypes_type load and call a
+# native library without naming ctypes (tests/attacks/similarity/native_via_numpy.py)
+NATIVE_DOTTED = ("numpy.ctypeslib",)
 PROCESS_MODULES = {"signal", "atexit", "faulthandler", "subprocess", "socket",
                    "multiprocessing", "_thread", "pty", "fcntl", "_posixsubprocess"}
 # resource: what changes or reads the worker's limits (getrusage measures one's own use)
@@ -157,7 +161,7 @@ _GRADER_STRING = re.compile(r"\b(?:andrea_runtime|andrea_ref|andrea_gpu)\b|"
 _PROC = re.compile(r"/proc/")
 # the text scan of what is not parsed: plain words, one alternation (linear)
 _TEXT_RULES = (
-    ("native", re.compile(r"\b(?:_?ctypes|cffi|mmap)\b")),
+    ("native", re.compile(r"\b(?:_?ctypes|ctypeslib|cffi|mmap)\b")),
     ("gc", re.compile(r"\bgc\s*\.\s*(?:get_objects|get_referrers|get_referents|garbage|"
                       r"callbacks)\b")),
     ("frames", re.compile(r"\b(?:_getframe|_current_frames|settrace|setprofile|f_back|"
@@ -256,7 +260,7 @@ class _Scan(ast.NodeVisitor):
 
     def _module_named(self, node, name: str) -> None:
         top = name.split(".", 1)[0]
-        if top in NATIVE:
+        if top in NATIVE or _native_dotted(name):
             self._add(node, "native", f"import {name}")
         elif top in GRADER_PACKAGES:
             self._add(node, "grader_name", f"import {name}")
@@ -286,7 +290,7 @@ class _Scan(ast.NodeVisitor):
         """Judge a resolved dotted name (``sys._getframe``, ``gc.get_objects``)."""
         mod, _, attr = name.rpartition(".")
         top = name.split(".", 1)[0]
-        if top in NATIVE:
+        if top in NATIVE or _native_dotted(name):
             self._add(node, "native", name)
         elif top in GRADER_PACKAGES:
             self._add(node, "grader_name", name)
@@ -440,6 +444,10 @@ class _Scan(ast.NodeVisitor):
     def _add(self, node, rule: str, code: str) -> None:
         self.found.append({"file": self.file, "line": getattr(node, "lineno", 0),
                            "rule": rule, "code": code})
+
+
+def _native_dotted(name: str) -> bool:
+    return any(name == d or name.startswith(d + ".") for d in NATIVE_DOTTED)
 
 
 def _py_literal(node) -> bool:

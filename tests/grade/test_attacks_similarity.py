@@ -419,3 +419,32 @@ def test_a_reference_copy_run_from_data_is_flagged(name, tmp_path, spec):
     ran = [c["status"] for c in rep["checks"]] == ["passed", "passed"]
     flagged = [f for f in rep["flags"] if f["kind"] in ("grader_tamper", "reference_copy")]
     assert not ran or flagged, (rep["checks"], rep["flags"])
+
+
+@needs_bwrap
+def test_a_native_library_loaded_through_numpy_is_flagged(tmp_path, spec):
+    """native_via_numpy.py: a C library decoded at run time into the worker's home and loaded
+    with numpy.ctypeslib (ctypes never named, no native file handed in) computed norm and dot
+    with no flag (fourth red-team round); numpy.ctypeslib is ctypes for the scan (rule
+    `native`). The library still loads: the flag is how the staff see it."""
+    import subprocess
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler to build the library")
+    (tmp_path / "fast.c").write_text(
+        "#include <math.h>\n"
+        "double vnorm(const float* v, long n) { double s = 0; for (long i = 0; i < n; i++) "
+        "s += (double)v[i] * v[i]; return sqrt(s); }\n"
+        "double vdot(const float* a, const float* b, long n) { double s = 0; "
+        "for (long i = 0; i < n; i++) s += (double)a[i] * b[i]; return s; }\n")
+    lib = tmp_path / "libfast.so"
+    subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(lib), str(tmp_path / "fast.c"),
+                    "-lm"], check=True, capture_output=True, timeout=120)
+    d = tmp_path / "hw"
+    d.mkdir()
+    (d / "blob.bin").write_bytes(bytes(b ^ 0x5A for b in lib.read_bytes()))
+    shutil.copy(CORPUS / "native_via_numpy.py", d / "submission.py")
+    rep = grade_path(d, spec, select=["vector_norm"], limits=LIMITS, sandbox="bwrap")
+    (flag,) = [f for f in rep["flags"] if f["kind"] == "grader_tamper"]
+    assert "native" in flag["rules"], flag

@@ -97,6 +97,7 @@ REACHING = {
     "zip_copy.py": {"compiled"},                             # zipimport
     "pth_copy.py": {"compiled"},                             # site.addsitedir
     "bytecode_literal.py": {"compiled", "exec"},             # marshal, a bytecode literal
+    "native_via_numpy.py": {"native"},                       # numpy.ctypeslib.load_library
 }
 # Not flagged, and why: they attack with what they return, print, name or write to their own
 # files, with the grader's own parsers, or with timing; nothing of the worker is reached.
