@@ -255,12 +255,9 @@ def submission_output(printed: str) -> str:
     """What the submission printed, with the sandbox's folder of its files left out of the
     paths Python prints (a warning's "/sandbox/submission/hw.py:21: ..." reads "hw.py:21: ...";
     so does the copy the worker runs in, /sandbox/work/submission/)."""
-    from andrea_runtime.worker import FILES_COPY
+    from .grading import sandbox_paths_left_out
 
-    from .sandbox import IN_SANDBOX
-
-    return printed.replace(f"{IN_SANDBOX}/work/{FILES_COPY}/", "").replace(
-        f"{IN_SANDBOX}/submission/", "")
+    return sandbox_paths_left_out(printed)
 
 
 def _num(x: float):

@@ -408,6 +408,8 @@ def _import_failed(sub, outcome, checks, on_result) -> tuple[dict, list[CheckRes
     if sub.kind == "kernel" and err.get("type") == "NvrtcUnavailable" and not _nvrtc_loads():
         raise GraderError(f"kernel grading unavailable: {err.get('msg', '')}")
     kind = outcome.fault.kind if outcome.fault is not None else "import"
+    if isinstance(outcome.error, dict) and isinstance(outcome.error.get("msg"), str):
+        outcome.error["msg"] = sandbox_paths_left_out(outcome.error["msg"])
     if sub.source and isinstance(outcome.error, dict):
         outcome.error.update(_cell_of(sub.source, outcome.error.get("line")))
     imp = {"ok": False, "kind": kind, "error": outcome.error,
@@ -421,12 +423,28 @@ def _import_failed(sub, outcome, checks, on_result) -> tuple[dict, list[CheckRes
     return imp, results
 
 
+def sandbox_paths_left_out(text: str) -> str:
+    """`text` without the sandbox's folders of the submission's files: the worker runs the
+    entry from its copy in /sandbox/work/submission/ (a read beside a notebook that failed said
+    "No such file or directory: '/sandbox/work/submission/scale.txt'"), the grader's copy is
+    /sandbox/submission/; students read "scale.txt", as in andrea-conform's paths of their own
+    folder, and nothing of the tool."""
+    from andrea_runtime.worker import FILES_COPY
+
+    from .sandbox import IN_SANDBOX
+
+    return text.replace(f"{IN_SANDBOX}/work/{FILES_COPY}/", "").replace(
+        f"{IN_SANDBOX}/submission/", "")
+
+
 def _bounded(res: CheckResult) -> CheckResult:
-    """Every text of a result cut to a stated size, whatever the submission made it say."""
-    res.message = clip(res.message or "", MAX_MESSAGE_CHARS)
-    res.fields = {k: clip(v, MAX_MESSAGE_CHARS) if isinstance(v, str) else v
+    """Every text of a result cut to a stated size, whatever the submission made it say, and
+    without the sandbox's folders (sandbox_paths_left_out)."""
+    plain = sandbox_paths_left_out
+    res.message = clip(plain(res.message or ""), MAX_MESSAGE_CHARS)
+    res.fields = {k: clip(plain(v), MAX_MESSAGE_CHARS) if isinstance(v, str) else v
                   for k, v in res.fields.items()}
-    res.details = {k: clip(v, MAX_MESSAGE_CHARS) if isinstance(v, str) else v
+    res.details = {k: clip(plain(v), MAX_MESSAGE_CHARS) if isinstance(v, str) else v
                    for k, v in res.details.items()}
     if res.example is not None:
         res.example = clip(res.example, MAX_MESSAGE_CHARS)

@@ -319,3 +319,28 @@ def test_a_module_written_at_run_time_is_not_the_submissions_own(tmp_path, spec)
     ran = [c["status"] for c in rep["checks"]] == ["passed", "passed"]
     flagged = [f for f in rep["flags"] if f["kind"] in ("grader_tamper", "reference_copy")]
     assert not ran or flagged, (rep["checks"], rep["flags"])
+
+
+@needs_bwrap
+def test_a_message_names_the_submissions_files_without_the_sandboxs_folders(tmp_path, spec):
+    """Since ee1426c a submission runs from its copy in /sandbox/work/submission/, and the
+    honest idiom open(os.path.join(os.path.dirname(__file__), 'scale.txt')) that fails said
+    "No such file or directory: '/sandbox/work/submission/scale.txt'" to the student, in the
+    import's message and in a check's (fourth red-team round): the tool's folders, which
+    andrea-conform never shows. Now 'scale.txt', as printed output already was."""
+    d = tmp_path / "hw"
+    d.mkdir()
+    (d / "submission.py").write_text(
+        CORRECT.read_text(encoding="utf-8") + "\n\ndef norm(v):\n    import os\n"
+        "    return float(open(os.path.join(os.path.dirname(__file__), 'scale.txt')).read())\n",
+        encoding="utf-8")
+    rep = grade_path(d, spec, select=["vector_norm"], limits=LIMITS, sandbox="bwrap")
+    (check,) = rep["checks"]
+    assert "'scale.txt'" in check["message"] and "/sandbox" not in check["message"], check
+    (d / "submission.py").write_text(
+        CORRECT.read_text(encoding="utf-8") + "\nimport os\n"
+        "X = open(os.path.join(os.path.dirname(__file__), 'nope.txt')).read()\n",
+        encoding="utf-8")
+    rep = grade_path(d, spec, select=["vector_norm"], limits=LIMITS, sandbox="bwrap")
+    msg = rep["import"]["error"]["msg"]
+    assert "'nope.txt'" in msg and "/sandbox" not in msg, msg
