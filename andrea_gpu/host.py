@@ -18,6 +18,9 @@ It provides
   and CUDA headers; anything else (a path, a macro, ``__has_include``, ``#pragma GCC
   dependency``, inline assembly, which can pull in files with ``.incbin``) is refused with a
   compiler-style message, before NVRTC or the host compiler ever sees the text;
+* ``executor_source(text)``: the text the CPU executor compiles, where a "define if missing"
+  guard (``#ifndef M_PI`` / ``#define M_PI ...`` / ``#endif``) takes the kernel's definition
+  as NVRTC, which has no M_PI, does (line numbers kept);
 * ``compile_kernel_source(path, contract) -> (ok, log)``: that check, then an NVRTC compile for
   the contract's arch with a generated signature check per entry point;
 * ``load_kernel_submission(path, contract, validate) -> KernelHost``: lookup, embed and
@@ -197,9 +200,12 @@ def _digit_separator(s: str, i: int) -> bool:
 _RAW_STRING = re.compile(r"(?<![A-Za-z0-9_])(?:u8|u|U|L)?R\"")
 
 
-def _logical_lines(text: str) -> list[tuple[int, str]]:
+def _logical_lines(text: str, spans: dict | None = None) -> list[tuple[int, str]]:
     """(first physical line number, text) of each logical line: line splices joined, comments
-    blanked (string and character literals respected), as the preprocessor sees them."""
+    blanked (string and character literals respected), as the preprocessor sees them.
+
+    `spans`, when given, receives {first line: (last physical line, whether the line starts
+    inside a block comment, whether it ends inside one)}."""
     joined, starts, line = [], [], 1
     buf, start = [], 1
     for raw in text.split("\n"):
@@ -217,8 +223,9 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
         joined.append("".join(buf))
         starts.append(start)
     out, in_block = [], False
-    for num, s in zip(starts, joined):
-        res, i, n = [], 0, len(s)
+    ends = starts[1:] + [line]
+    for num, end_line, s in zip(starts, ends, joined):
+        began, res, i, n = in_block, [], 0, len(s)
         while i < n:
             if in_block:
                 end = s.find("*/", i)
@@ -244,6 +251,8 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
                 res.append(s[i])
                 i += 1
         out.append((num, "".join(res)))
+        if spans is not None:
+            spans[num] = (end_line - 1, began, in_block)
     return out
 
 
@@ -257,24 +266,73 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 _STRINGS = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
 
 
-def _macro_errors(lines: list[tuple[int, str]]) -> list:
+#: `#ifndef NAME` or `#if !defined(NAME)` / `#if !defined NAME`: the first line of a guard.
+_GUARD_IF = re.compile(r"ifndef\s+([A-Za-z_]\w*)\s*|if\s*!\s*defined(?:\s*\(\s*([A-Za-z_]\w*)\s*\)"
+                       r"|\s+([A-Za-z_]\w*))\s*")
+_DIRECTIVE = re.compile(r"\s*(?:#|%:)\s*([A-Za-z_]\w*)\s*(.*)", re.S)
+
+
+def _directive(line: str) -> tuple[str, str]:
+    """(name, rest) of a directive's logical line, ("", line) for any other."""
+    m = _DIRECTIVE.match(line)
+    return (m.group(1), m.group(2)) if m else ("", line)
+
+
+def _guard(lines: list[tuple[int, str]], k: int, spans: dict) -> tuple[str, int] | None:
+    """(NAME, index of its #endif) when lines[k] opens a "define if missing" guard: `#ifndef NAME`
+    (or `#if !defined(NAME)`) whose body is only `#define NAME ...` (blank or comment lines
+    aside), closed by `#endif` with no #else or #elif; the #if and #endif lines do not start
+    inside a block comment (the executor's copy replaces them whole)."""
+    dname, rest = _directive(lines[k][1])
+    m = _GUARD_IF.fullmatch(f"{dname} {rest}" if dname else "")
+    if not m:
+        return None
+    name = m.group(1) or m.group(2) or m.group(3)
+    body = [j for j in range(k + 1, min(len(lines), k + 64)) if lines[j][1].strip()][:2]
+    if len(body) < 2:
+        return None
+    dname, rest = _directive(lines[body[0]][1])
+    d = _WORD.match(rest)
+    if dname != "define" or not d or d.group(0) != name:
+        return None
+    dname, rest = _directive(lines[body[1]][1])
+    if dname != "endif" or rest.strip():
+        return None
+    if any(spans[lines[j][0]][1] for j in (k, body[1])):
+        return None
+    return name, body[1]
+
+
+def _macro_scan(text: str) -> tuple[list, list[tuple]]:
     """The kernel's use of macros g++ (the executor) and NVRTC define differently
-    (executor/macros.py): in a conditional (`#ifndef __GNUC__`, `#ifndef M_PI`, `#if HOST` after
+    (executor/macros.py): in a conditional (`#ifndef __GNUC__`, `#if HOST` after
     `#define HOST __x86_64__`), or anywhere for g++'s own reserved names (`STR(__GNUC__)`).
     A name the kernel #defines or #undefs itself is its own from there on (both compilers agree);
-    a header's constant (INT_MAX) is NVRTC's too once the kernel includes that header."""
+    a header's constant (INT_MAX) is NVRTC's too once the kernel includes that header.
+
+    "Define if missing" guards of a name only g++ defines (`#ifndef M_PI` / `#define M_PI ...`
+    / `#endif`, see _guard) are no refusal: NVRTC always takes the #define, and the executor's
+    copy of the source does too (executor_source), so the name is the kernel's own after one
+    (outside any #if region). Returns (errors, guards: (first line of the #if, its last line,
+    first line of the #endif, its last line, NAME, whether each of the two ends inside a
+    block comment))."""
+    spans: dict = {}
+    lines = _logical_lines(text, spans)
     listed, everywhere = host_macros.refused(), host_macros.refused_everywhere()
+    gxx_only = host_macros.gxx_only()
     from_header = _header_macros()
     own: set[str] = set()         # defined or undefined by the kernel: alike in both
     included: set[str] = set()    # header constants NVRTC has too, once included
     tainted: dict[str, str] = {}  # the kernel's macros whose text names a listed one
+    guarded: dict[str, int] = {}  # NAME: the line of its guard
+    guards: list[tuple[int, int, int, int, str, bool, bool]] = []
     out = []
 
     def differs(word: str) -> bool:
         return word in listed and word not in own and word not in included
 
     depth = 0                     # of #if regions: a #define inside one may never happen
-    for num, line in lines:
+    for k, (num, line) in enumerate(lines):
         line = "".join(c for i, c in enumerate(line)
                        if not (c == "'" and _digit_separator(line, i)))  # 1'000 is no literal
         code = _STRINGS.sub('""', line)
@@ -284,7 +342,12 @@ def _macro_errors(lines: list[tuple[int, str]]) -> list:
         if dname == "include":
             h = re.search(r'[<"]([A-Za-z0-9_.]+)[>"]', rest)
             if h:
-                included |= from_header.get(h.group(1), frozenset())
+                defines = from_header.get(h.group(1), frozenset())
+                # NVRTC's header would define a guarded name again (the executor's, included
+                # by the prelude already, would not): the guard is not the same to both
+                for w in sorted(defines & guarded.keys() - included):
+                    out.append((guarded[w], Said(F.MSG_HOST_MACRO, word=w)))
+                included |= defines
             continue
         if dname in ("define", "undef"):
             d = _WORD.match(rest)
@@ -300,6 +363,17 @@ def _macro_errors(lines: list[tuple[int, str]]) -> list:
                 tainted[d.group(0)] = reached[0]
             bad = [w for w in words if w in everywhere and w not in own]
         elif dname in _CONDITIONALS:
+            g = _guard(lines, k, spans) if dname in ("if", "ifndef") else None
+            if g and differs(g[0]) and g[0] in gxx_only and g[0] not in guarded:
+                name, end = g
+                guarded[name] = num
+                first, last = spans[num][0], spans[lines[end][0]][0]  # last physical lines
+                guards.append((num, first, lines[end][0], last, name, spans[num][2],
+                               spans[lines[end][0]][2]))
+                if depth == 0:
+                    own.add(name)
+                depth += 1
+                continue
             depth += dname != "elif"
             # `defined X` and #ifdef ask whether X is a macro: a name of the kernel's own is
             # one in both; #if and #elif expand the rest, where the kernel's macros reach theirs
@@ -317,7 +391,26 @@ def _macro_errors(lines: list[tuple[int, str]]) -> list:
             bad = [w for w in _WORD.findall(rest) if w in everywhere and w not in own]
         for w in dict.fromkeys(bad):
             out.append((num, Said(F.MSG_HOST_MACRO_USE, word=w)))
-    return out
+    return out, guards
+
+
+def executor_source(text: str) -> str:
+    """The kernel as the CPU executor compiles it: each accepted "define if missing" guard
+    (_macro_scan) becomes `#undef NAME` and the kernel's own `#define NAME ...`, so g++'s
+    definition (the C library's M_PI, INFINITY, FLT_MAX) gives way to the kernel's as NVRTC,
+    which has none, takes the kernel's. Every other line stays where it was, so the executor's
+    findings name the student's lines. Call it only on a text check_includes accepted."""
+    guards = _macro_scan(text)[1]
+    if not guards:
+        return text
+    physical = text.split("\n")
+    for first, last, end_first, end_last, name, open_if, open_endif in guards:
+        # a block comment that goes on past the line is opened again for its next lines
+        physical[first - 1:last] = ([f"#undef {name}" + " /*" * open_if]
+                                    + [""] * (last - first))
+        physical[end_first - 1:end_last] = (["/*" * open_endif]
+                                            + [""] * (end_last - end_first))
+    return "\n".join(physical)
 
 
 def check_includes(text: str, name: str) -> None:
@@ -369,7 +462,7 @@ def check_includes(text: str, name: str) -> None:
             elif dname == "pragma":
                 if not rest.split() or rest.split()[0] not in _ALLOWED_PRAGMAS:
                     errors.append((num, Said(F.MSG_FORBIDDEN_PRAGMA, pragma=rest[:40])))
-    errors += _macro_errors(_logical_lines(text))
+    errors += _macro_scan(text)[0]
     if errors:
         seen: dict = {}
         for num, said in sorted(errors, key=lambda e: (e[0], str(e[1]))):
@@ -841,7 +934,8 @@ def load_kernel_submission(path, contract: KernelContract, validate, *,
         raise SubmissionError(f"kernel submission {name} lacks entry points: "
                               + "; ".join(missing))
     be = get_backend(backend)
-    source = text + contract.check_source()
+    # the executor's g++ takes the kernel's "define if missing" guards as NVRTC does
+    source = (text if be.name == "cuda" else executor_source(text)) + contract.check_source()
     try:
         module = be.module(source, name)
         names = getattr(module, "param_names", None)
@@ -875,4 +969,4 @@ def load_kernel_submission(path, contract: KernelContract, validate, *,
 
 __all__ = ["ALLOWED_HEADERS", "EntryPoint", "ExecutorGap", "KernelContract", "KernelContractError", "KernelHost",
            "ShapeCycle", "SubmissionError", "check_includes", "compile_kernel_source",
-           "load_kernel_submission", "read_source"]
+           "executor_source", "load_kernel_submission", "read_source"]

@@ -77,6 +77,14 @@ def refused() -> frozenset[str]:
     return frozenset(_listed())
 
 
+@lru_cache(maxsize=None)
+def gxx_only() -> frozenset[str]:
+    """The listed names NVRTC does not define at all (the C library's M_PI, INFINITY, FLT_MAX,
+    g++'s __GNUC__, the prelude's): a kernel's "define if missing" guard of one always defines
+    it under NVRTC, and the executor makes it do so too (host.executor_source)."""
+    return frozenset(k for k, kind in _listed().items() if kind == "gxx")
+
+
 #: A reserved name (`__x__`, `_X...`) that only g++ defines is no name honest code can use at
 #: all: NVRTC rejects it. In code it can still tell the compilers apart through `#`
 #: (`STR(__GNUC__)` is "12" for g++, "__GNUC__" for NVRTC) or a macro of the kernel's own

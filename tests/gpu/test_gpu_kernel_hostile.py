@@ -10,13 +10,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from andrea_gpu import nvrtc
+from andrea_gpu.backend import kernel_source
 from andrea_gpu.executor import KernelError
-from andrea_gpu.submission import SubmissionError, load_kernel_submission
+from andrea_gpu.submission import SubmissionError, compile_kernel_source, load_kernel_submission
 from spec import load_spec
 from tests.attacks import CORPUS
 from tests.helpers import TEST_SANDBOX, fast_limits
 
 HOSTILE = CORPUS
+
+
+def _nvrtc_loads() -> bool:
+    try:
+        nvrtc.version()
+    except nvrtc.NvrtcUnavailable:
+        return False
+    return True
 
 
 def test_every_hostile_kernel_says_what_it_tries():
@@ -177,3 +187,78 @@ def test_a_kernel_cannot_tell_the_executor_from_a_gpu_by_the_preludes_declaratio
     except KernelError as exc:
         found = str(exc)
     assert found is not None, "the executor ran the branch only the host compiler picks"
+
+
+# --- "define if missing" guards: `#ifndef M_PI` / `#define M_PI ...` / `#endif` is honest code
+# (NVRTC has no M_PI, g++'s <cmath> has one). It is accepted, and the executor's copy of the
+# source (host.executor_source) takes the kernel's definition as NVRTC does, so a wrong value is
+# wrong on both sides and the check fails on values.
+HONEST_GUARDS = (
+    "#ifndef M_PI\n#define M_PI 3.14159265358979323846\n#endif\n"
+    "#if !defined(M_PI_2)  // half of it\n#define M_PI_2 1.57079632679489661923\n#endif\n"
+    "#ifndef INFINITY /* CUDA has\n   no INFINITY here */\n#define INFINITY __int_as_float(0x7f800000)\n"
+    "#endif\n"
+    "#if ! defined FLT_MAX\n#define FLT_MAX 3.402823466e+38f  /* float.h's */\n#endif /* FLT_MAX */\n")
+
+
+def _sinusoidal_kernel(guards: str) -> str:
+    """The project's embedding kernel with its position rows scaled by a sinusoidal factor that
+    is exactly 1 when M_PI, M_PI_2, INFINITY and FLT_MAX mean what they should."""
+    src = kernel_source("embedding.cu")
+    unit = ("// sinusoidal-encoding style constants: 1 when pi is pi\n"
+            "__device__ __forceinline__ double andrea_unit() {\n"
+            "    return sin(M_PI / 2.0) * cos(2.0 * M_PI) * cos(M_PI_2 - M_PI / 2.0)\n"
+            "           * (INFINITY > FLT_MAX ? 1.0 : 0.0);\n}\n")
+    for old, new in (("xs[k] += ys[k];", "xs[k] += ys[k] * (T)andrea_unit();"),
+                     ("o[c] = a[c] + p[c];", "o[c] = a[c] + p[c] * (T)andrea_unit();")):
+        assert src.count(old) == 1
+        src = src.replace(old, new)
+    return guards + unit + src
+
+
+def _embed_is_right(path) -> bool:
+    sub = load_kernel_submission(path, backend="cpu")
+    rng = np.random.default_rng(7)
+    ids = rng.integers(0, 11, (2, 5))
+    tok = rng.standard_normal((11, 8)).astype(np.float32)
+    pos = rng.standard_normal((5, 8)).astype(np.float32)
+    right = True
+    for _ in range(3):  # the contract's launch shapes
+        got = sub.embed(ids, tok, pos)
+        right &= bool(np.allclose(got, tok[ids] + pos[None, :5], rtol=1e-6, atol=1e-6))
+    return right
+
+
+def test_a_sinusoidal_kernel_defining_m_pi_if_missing_computes_right(tmp_path):
+    path = tmp_path / "sinusoidal.cu"
+    path.write_text(_sinusoidal_kernel(HONEST_GUARDS))
+    assert _embed_is_right(path)
+    if _nvrtc_loads():  # NVRTC, which has none of the four, compiles the same text
+        ok, log = compile_kernel_source(path)
+        assert ok, log
+
+
+def test_a_guard_defining_a_wrong_value_gives_the_executor_that_value(tmp_path):
+    """`#ifndef M_PI / #define M_PI 0`: NVRTC compiles the 0; the executor must not fall back
+    on g++'s M_PI (which would grade right what a GPU gets wrong). Accepted, wrong on values."""
+    path = tmp_path / "hostile_pi.cu"
+    path.write_text(_sinusoidal_kernel(HONEST_GUARDS.replace("3.14159265358979323846", "0")))
+    assert not _embed_is_right(path)
+    path.write_text(_sinusoidal_kernel(HONEST_GUARDS.replace("3.402823466e+38f", "INFINITY")))
+    assert not _embed_is_right(path)  # INFINITY > FLT_MAX no longer: the factor is 0
+
+
+@pytest.mark.parametrize("guard", [
+    "#ifndef M_PI\n#define M_PI 3.14159265358979323846\n#else\n#define PI_FROM_LIBC 1\n#endif\n",
+    "#ifndef M_PI\n#define M_PI 3.14159265358979323846\n#elif 1\n#endif\n",
+    "#ifndef M_PI\n#define M_PI 3.14159265358979323846\n#define RACY 1\n#endif\n",
+    "#ifndef M_PI\n__device__ int racy;\n#define M_PI 3.14159265358979323846\n#endif\n",
+    "#ifndef M_PI\n#define PI 3.14159265358979323846\n#endif\n",
+    "#if !defined(M_PI) || 1\n#define M_PI 3.14159265358979323846\n#endif\n",
+    "#ifndef M_PI\n#undef M_PI\n#endif\n",
+])
+def test_a_guard_that_does_more_than_define_the_missing_name_is_refused(guard):
+    from andrea_gpu.host import check_includes
+    with pytest.raises(SubmissionError, match=r"was refused") as exc:
+        check_includes(_sinusoidal_kernel(guard), "k.cu")
+    assert "k.cu:1: error: 'M_PI' may not be tested" in exc.value.log

@@ -72,6 +72,16 @@ REFUSED = {
     "between digit separators": ("#define S(x) #x\n#define X(x) S(x)\n"
                                  "int a = 1'0; const char* b = X(__GNUC__); int c = 2'0;\n"),
     "defined without parentheses": "#if defined __SANITIZE_THREAD__\n#endif\n",
+    "a guard with an #else": "#ifndef M_PI\n#define M_PI 3.14f\n#else\n#endif\n",
+    "a guard with more in its body": "#ifndef M_PI\n#define M_PI 3.14f\n#define X 1\n#endif\n",
+    "a guard of another name": "#ifndef M_PI\n#define M_PI_2 1.57f\n#endif\n",
+    "a guard of a name NVRTC defines too": "#ifndef NULL\n#define NULL 0\n#endif\n",
+    "a second guard after one in an #if region": (
+        "#ifdef __CUDA_ARCH__\n#ifndef M_PI\n#define M_PI 0\n#endif\n#endif\n"
+        "#ifndef M_PI\n#define M_PI 3.14f\n#endif\n"),
+    "a guard whose name NVRTC's header defines again later": (
+        "#ifndef FLT_MAX\n#define FLT_MAX 0\n#endif\n#include <cfloat>\n"),
+    "a guard opened inside a comment": "/* x\n */ #ifndef M_PI\n#define M_PI 3.14f\n#endif\n",
 }
 ACCEPTED = {
     "a name the kernel defines itself": ("#define M_PI 3.14159265f\n#ifdef M_PI\n#endif\n"
@@ -85,6 +95,20 @@ ACCEPTED = {
                                  'k(float* __restrict__ a) { __syncthreads(); a[0] = 1; }\n'),
     "character literals and digit separators": "char c = u8'a'; int n = 1'000'000;\n",
     "NVRTC's version": "#if defined(__CUDACC_RTC__) && __CUDACC_VER_MAJOR__ >= 12\n#endif\n",
+    "define if missing": "#ifndef M_PI\n#define M_PI 3.14159265358979323846\n#endif\n",
+    "define if missing, then tested": ("#ifndef INFINITY\n#define INFINITY (1.0f / 0.0f)\n#endif\n"
+                                       "#ifdef INFINITY\n#endif\n#if defined(INFINITY)\n#endif\n"),
+    "define if missing, with defined()": "#if !defined(M_PI_2)\n#define M_PI_2 1.57f\n#endif\n",
+    "define if missing, defined without parentheses": (
+        "#if ! defined FLT_MAX // float's\n#define FLT_MAX 3.4e38f\n#endif  // FLT_MAX\n"),
+    "define if missing, with comments and a splice": (
+        "# ifndef /* pi */ M_PI \\\n  \n\n// the C library's\n#define M_PI \\\n 3.14f\n"
+        "#endif /* runs on\n   over lines */\n"),
+    "define if missing, a function-like macro": "#ifndef __syncthreads\n#define __syncthreads() \\\n"
+                                                "  __syncwarp()\n#endif\n",
+    "define if missing, inside a region both see alike": (
+        "#ifdef __CUDA_ARCH__\n#ifndef M_PI\n#define M_PI 3.14f\n#endif\n#endif\n"),
+    "define if missing, after the header": "#include <cfloat>\n#ifndef FLT_MAX\n#define FLT_MAX 0\n#endif\n",
 }
 
 
@@ -98,3 +122,22 @@ def test_ways_to_reach_a_macro_the_compilers_define_differently_are_refused(case
 @pytest.mark.parametrize("case", sorted(ACCEPTED))
 def test_what_both_compilers_see_alike_is_accepted(case):
     check_includes(ACCEPTED[case], "k.cu")
+
+
+@pytest.mark.parametrize("case", sorted(k for k in ACCEPTED if k.startswith("define if missing")))
+def test_the_executor_takes_the_kernels_definition_on_the_same_lines(case):
+    """host.executor_source: each guard's #if becomes `#undef NAME` (g++'s M_PI gives way to the
+    kernel's, as NVRTC has none), its #endif an empty line (or a comment's opening again);
+    every other line stays where it was, so the executor's findings name the student's lines."""
+    from andrea_gpu.host import _logical_lines, executor_source
+    text = ACCEPTED[case] + "__device__ float f = 1.0f;\n"
+    out = executor_source(text)
+    assert out.count("\n") == text.count("\n")
+    assert out.split("\n")[-2] == "__device__ float f = 1.0f;"
+    code = [line.strip() for _, line in _logical_lines(out) if line.strip()]
+    if case == "define if missing, after the header":  # an ordinary test of NVRTC's FLT_MAX
+        assert out == text
+        return
+    assert code[0 if "region" not in case else 1].startswith("#undef ")
+    assert not any(c.startswith("#endif") for c in code[:3] if "region" not in case)
+    assert any(c.startswith("#define") for c in code)
