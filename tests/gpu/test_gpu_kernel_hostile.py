@@ -262,3 +262,16 @@ def test_a_guard_that_does_more_than_define_the_missing_name_is_refused(guard):
     with pytest.raises(SubmissionError, match=r"was refused") as exc:
         check_includes(_sinusoidal_kernel(guard), "k.cu")
     assert "k.cu:1: error: 'M_PI' may not be tested" in exc.value.log
+
+
+def test_findings_after_a_guard_name_the_students_line(tmp_path):
+    """The executor's copy turns each guard's #if and #endif into other lines, never fewer:
+    bug_grid_stride_bound.cu reads ids[n_ids] at its line 5, here 5 + the guards' 13 lines."""
+    from andrea_gpu.executor import OutOfBoundsError
+    bug = Path(__file__).parent / "kernels" / "submissions" / "bug_grid_stride_bound.cu"
+    path = tmp_path / "guarded.cu"
+    path.write_text(HONEST_GUARDS + bug.read_text())
+    sub = load_kernel_submission(path, backend="cpu")
+    with pytest.raises(OutOfBoundsError, match=r"argument 1 \(ids\) at guarded\.cu:18: "):
+        for _ in range(3):  # the contract's launch shapes: one of them leaves a block over
+            sub.lookup(np.ones((11, 8), np.float32), np.arange(5).reshape(1, 5))
