@@ -32,7 +32,9 @@ buggy corpus file, a flag on every attack that reaches into the worker):
 * ``proc``: a ``/proc/`` path in a string;
 * ``builtins``: ``__builtins__``, an attribute of ``builtins`` assigned or deleted;
 * ``patch``: an attribute of an imported module assigned or deleted (``np.frombuffer = ...``:
-  NumPy is the worker's as much as the submission's), ``setattr``/``delattr`` on one;
+  NumPy is the worker's as much as the submission's), ``setattr``/``delattr`` on one; not
+  ``sys.stdout``/``sys.stderr`` (the submission's own output, which the worker captures by
+  descriptor) nor an alias NumPy no longer has (``np.float = float``, old code's shim);
 * ``code``: ``__code__`` assigned, ``__globals__``, ``__closure__``, ``__subclasses__``,
   ``types.CodeType``, and ``getattr``/``setattr`` with any of the names above as a string;
 * ``process``: ``os._exit``, ``os.kill``, ``os.fork``, ``os.setsid``, raw descriptors
@@ -368,6 +370,12 @@ class _Scan(ast.NodeVisitor):
         target = self.modules[owner.id]
         if target.split(".", 1)[0] == "builtins":
             self._add(node, "builtins", f"{target}.{attr} =")
+        elif target == "sys" and attr in _OWN_STREAMS:
+            return     # its own output (print into a buffer, silenced): the worker answers
+            #            on descriptors of its own, and captures what is printed by descriptor
+        elif target == "numpy" and not _numpy_has(attr):
+            return     # an alias NumPy removed (np.float = float, old code's shim): nothing
+            #            the worker uses is replaced
         elif not target.split(".", 1)[0].startswith("__"):
             self._add(node, "patch", f"{target}.{attr} =")
 
@@ -444,6 +452,19 @@ class _Scan(ast.NodeVisitor):
     def _add(self, node, rule: str, code: str) -> None:
         self.found.append({"file": self.file, "line": getattr(node, "lineno", 0),
                            "rule": rule, "code": code})
+
+
+_OWN_STREAMS = {"stdout", "stderr"}
+
+
+def _numpy_has(attr: str) -> bool:
+    """Whether the grader's NumPy has `attr` (a removed alias such as ``float`` it has not;
+    the worker runs the same NumPy)."""
+    try:
+        import numpy
+        return hasattr(numpy, attr)
+    except Exception:  # noqa: BLE001 - a NumPy that fails to say: judge it as present
+        return True
 
 
 def _native_dotted(name: str) -> bool:

@@ -213,6 +213,12 @@ HONEST_IDIOMS = {
                          "\nwith warnings.catch_warnings():\n    warnings.simplefilter('error')\n"),
     "logging": ("import logging\nlogging.basicConfig(level=logging.INFO)\n"
                 "log = logging.getLogger(__name__)\nlog.info('table %s', (3, 4))\n"),
+    # fourth red-team round: output captured or silenced by hand, and the shim old notebooks
+    # carry for NumPy 1.24's removed aliases (both flagged `patch` before)
+    "stdout_by_hand": ("import io\nimport sys\nbuf, old = io.StringIO(), sys.stdout\n"
+                       "sys.stdout = buf\nprint('quiet')\nsys.stdout = old\n"
+                       "sys.stderr = open('/dev/null', 'w')\n"),
+    "numpy_removed_alias": "import numpy as np\nnp.float = float\nnp.int = int\n",
 }
 
 
@@ -254,6 +260,10 @@ REACHING_IDIOMS = {
                   "process"),
     "getrlimit_from_import": ("from resource import getrlimit\nsoft, hard = getrlimit(9)\n",
                               "process"),
+    "patch_numpy_function": ("import numpy as np\nnp.frombuffer = lambda *a, **k: None\n",
+                             "patch"),
+    "patch_numpy_present_alias": ("import numpy as np\nnp.bool = int\n", "patch"),
+    "patch_sys_other": ("import sys\nsys.excepthook = print\n", "patch"),
 }
 
 
