@@ -40,7 +40,7 @@ from .formats import dumps, inert
 from .report_pages import reference_rows, tamper_rows
 from .grading import (GraderError, Submission, load_submission, printable_name,
                       require_consistent_visibility, spec_digest)
-from .report import Flag, Report, ReportError
+from .report import BatchRow, Flag, Report, ReportError
 from .similarity import PAIR_THRESHOLD, python_parts, similar_pairs
 from .sandbox import IsolationUnavailable, Limits, choose_mode
 
@@ -387,7 +387,7 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
                             tampered=tamper_rows(rows), threshold=similarity_threshold),
             encoding="utf-8")
     con.close()
-    graded_scores = [r["score"] for r in rows if r.get("score") is not None]
+    graded_scores = [r.score for r in rows if r.graded]
     mean = sum(graded_scores) / len(graded_scores) if graded_scores else 0.0
     budget = (f"{over_budget} used up their time budget (checks not run, listed in their "
               "reports); " if over_budget else "")
@@ -396,8 +396,9 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
             f"{mean:.2f}; {time.monotonic() - start:.1f} s; gradebook {db}")
 
 
-def scores(con, names, spec_sha, group_ids) -> list[dict]:
-    """One row per submission: score, group scores, report, and why it has no grade or 0."""
+def scores(con, names, spec_sha, group_ids) -> list[BatchRow]:
+    """One row per submission: score, group scores, report, and why it has no grade or 0 (the
+    one place a batch's rows are built from the gradebook)."""
     rows = []
     for name, sha in names:
         r = None
@@ -405,23 +406,21 @@ def scores(con, names, spec_sha, group_ids) -> list[dict]:
             r = con.execute("SELECT score, max_score, groups, graded_at, report FROM grades "
                             "WHERE sha256=? AND submission=? AND spec_sha256=?",
                             (sha, name, spec_sha)).fetchone()
-        row = {"submission": name, "sha256": sha, "score": None, "max_score": None,
-               "graded_at": None, "report": None}
         if r is not None:
             groups = _row_json(r[2], name, sha, "groups")
-            row.update(score=r[0], max_score=r[1], graded_at=r[3],
-                       report=_row_report(r[4], name, sha))
-            row.update({g: groups.get(g) for g in group_ids})
-            row["problem"] = problem_of(row["report"])
+            report = _row_report(r[4], name, sha)
+            row = BatchRow(name, sha, score=r[0], max_score=r[1], graded_at=r[3], report=report,
+                           groups={g: groups.get(g) for g in group_ids},
+                           problem=problem_of(report), checks=check_columns(report),
+                           flag_list=list(report.flags))
         else:
             # this student's problem with these bytes (none: that they could not be read),
             # not one of an earlier version of the file
             p = con.execute("SELECT message FROM problems WHERE submission=? AND spec_sha256=? "
                             "AND sha256 IS ? ORDER BY rowid DESC LIMIT 1",
                             (name, spec_sha, sha)).fetchone()
-            row["problem"] = problem_of(None, p[0].splitlines()[0][:200] if p and p[0] else None)
-        row["checks"] = check_columns(row["report"])
-        row["flag_list"] = list(row["report"].flags) if row["report"] is not None else []
+            row = BatchRow(name, sha, problem=problem_of(
+                None, p[0].splitlines()[0][:200] if p and p[0] else None))
         rows.append(row)
     return rows
 
@@ -450,18 +449,18 @@ def _row_report(text, name: str, sha: str) -> Report:
                          f"{exc}; grade it again with --regrade") from None
 
 
-def _flag(rows: list[dict], pairs) -> None:
+def _flag(rows: list[BatchRow], pairs) -> None:
     """Add ``similar_to`` flags (both ways) and the CSV's one-cell summary of the flags."""
-    by_name = {r["submission"]: r for r in rows}
+    by_name = {r.submission: r for r in rows}
     for a, b, sim in pairs:
         for me, other in ((a, b), (b, a)):
             if me in by_name:
-                by_name[me]["flag_list"].append(Flag("similar_to", {
+                by_name[me].flag_list.append(Flag("similar_to", {
                     "kind": "similar_to", "other": other, "similarity": sim,
                     "message": f"{sim:.0%} of the smaller file's code fingerprints are shared "
                                f"with {other}"}))
     for r in rows:
-        r["flags"] = "; ".join(_flag_cell(f) for f in r["flag_list"])
+        r.flags = "; ".join(_flag_cell(f) for f in r.flag_list)
 
 
 def _flag_cell(f: Flag) -> str:
@@ -493,30 +492,33 @@ def csv_cell(value):
     return "'" + text if text.startswith(FORMULA_START) else text
 
 
-def write_csv(path, rows, group_ids, feedback: str | None = None) -> None:
+def write_csv(path, rows: list[BatchRow], group_ids, feedback: str | None = None) -> None:
     """One row per submission; with `feedback` (the feedback files' format), a column
     ``feedback`` naming each submission's feedback file."""
     check_ids: list[str] = []
     for r in rows:
-        for c in r.get("checks", {}):
+        for c in r.checks:
             if c not in check_ids:
                 check_ids.append(c)
     cols = ["submission", *(["feedback"] if feedback else []), "score", "max_score",
             *group_ids, "problem", "flags", *check_ids, "sha256", "graded_at"]
-    if feedback:
-        files = feedback_files(rows, feedback)
-        rows = [dict(r, feedback=files[r["submission"]]) for r in rows]
+    files = feedback_files(rows, feedback) if feedback else {}
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
         for r in rows:
-            w.writerow({k: csv_cell(v) for k, v in {**r, **r.get("checks", {})}.items()})
+            cells = {"submission": r.submission, "sha256": r.sha256, "score": r.score,
+                     "max_score": r.max_score, "graded_at": r.graded_at, **r.groups,
+                     "problem": r.problem, "flags": r.flags, **r.checks}
+            if feedback:
+                cells["feedback"] = files[r.submission]
+            w.writerow({k: csv_cell(v) for k, v in cells.items()})
 
 
-def write_histogram(path, rows, spec, lang: str = "en") -> None:
+def write_histogram(path, rows: list[BatchRow], spec, lang: str = "en") -> None:
     """PNG histogram of the scores; full marks have a bin of their own."""
-    vals = [r["score"] for r in rows if r.get("score") is not None]
-    top = max([r["max_score"] for r in rows if r.get("max_score")] or [100])
+    vals = [r.score for r in rows if r.graded]
+    top = max([r.max_score for r in rows if r.max_score] or [100])
     write_histogram_png(path, vals, top, spec.title, lang)
 
 

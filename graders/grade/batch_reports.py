@@ -29,7 +29,7 @@ from . import messages as M
 from .class_summary import failed_checks, histogram_bins, problem_label
 from .formats import _num, check_parts, group_status, import_hint, parts_text, report_notes
 from .i18n import Translator
-from .report import Report
+from .report import BatchRow, Report
 
 # ----------------------------------------------------------------------------- per student
 def check_columns(report: Report | None) -> dict[str, str]:
@@ -169,26 +169,26 @@ def feedback_file(name: str, fmt: str = "md") -> str:
     return file
 
 
-def feedback_files(rows: list[dict], fmt: str = "md") -> dict[str, str]:
+def feedback_files(rows: list[BatchRow], fmt: str = "md") -> dict[str, str]:
     """submission -> the name of its feedback file (feedback_file: one per name, never
     another's, compared without case too)."""
     out: dict[str, str] = {}
     used: dict[str, str] = {}
     for r in rows:
-        file = feedback_file(r["submission"], fmt)
-        if used.setdefault(file.lower(), r["submission"]) != r["submission"]:
+        file = feedback_file(r.submission, fmt)
+        if used.setdefault(file.lower(), r.submission) != r.submission:
             raise RuntimeError(f"two submissions with one feedback file: {file}")  # cannot be
-        out[r["submission"]] = file
+        out[r.submission] = file
     return out
 
 
-def write_feedback(folder: str | Path, rows: list[dict], lang: str, fmt: str = "md") -> int:
+def write_feedback(folder: str | Path, rows: list[BatchRow], lang: str, fmt: str = "md") -> int:
     d = Path(folder)
     d.mkdir(parents=True, exist_ok=True)
     names = feedback_files(rows, fmt)
     for r in rows:
-        (d / names[r["submission"]]).write_text(
-            feedback_text(r.get("report"), lang, fmt, r["submission"]), encoding="utf-8")
+        (d / names[r.submission]).write_text(
+            feedback_text(r.report, lang, fmt, r.submission), encoding="utf-8")
     return len(rows)
 
 
@@ -250,22 +250,22 @@ def write_histogram_png(path, scores: list[float], top: float, spec_title: str,
         plt.close(fig)
 
 
-def summary_text(rows: list[dict], spec_title: str, lang: str = "en") -> str:
+def summary_text(rows: list[BatchRow], spec_title: str, lang: str = "en") -> str:
     """The batch's summary as text, in the teacher's language (the batch's --lang); check ids
     and the CSV's problem codes stay as the CSV has them."""
     t = Translator(lang)
-    graded = [r for r in rows if r.get("score") is not None]
-    top = max([r["max_score"] for r in graded if r.get("max_score")] or [100])
+    graded = [r for r in rows if r.graded]
+    top = max([r.max_score for r in graded if r.max_score] or [100])
     lines = [t(M.SUMMARY_COUNTS, title=spec_title, n=len(rows), graded=len(graded))]
     if graded:
-        sc = sorted(r["score"] for r in graded)
+        sc = sorted(r.score for r in graded)
         lines.append(t(M.SUMMARY_STATS, mean=float(sum(sc) / len(sc)),
                        median=float(sc[len(sc) // 2]), full=sum(s >= top for s in sc),
                        zero=sum(s == 0 for s in sc)))
     lines += ["", t(M.SUMMARY_HISTOGRAM)]
-    for label, count in histogram_bins([r["score"] for r in graded], top, t=t):
+    for label, count in histogram_bins([r.score for r in graded], top, t=t):
         lines.append(f"  {label:>16}  {count:4d}  {'#' * count}")
-    problems = Counter(r["problem"] for r in rows if r.get("problem"))
+    problems = Counter(r.problem for r in rows if r.problem)
     if problems:
         lines += ["", t(M.SUMMARY_PROBLEMS)]
         lines += [f"  {n:4d}  {problem_label(p, t)}" for p, n in problems.most_common()]
@@ -280,7 +280,7 @@ def summary_text(rows: list[dict], spec_title: str, lang: str = "en") -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_summary(folder: str | Path, rows: list[dict], spec_title: str,
+def write_summary(folder: str | Path, rows: list[BatchRow], spec_title: str,
                   pairs: list[tuple[str, str, float]], lang: str = "en",
                   feedback: dict[str, str] | None = None) -> list[Path]:
     """summary.html (report_pages.summary_page; `feedback`: submission -> link to its
@@ -289,10 +289,10 @@ def write_summary(folder: str | Path, rows: list[dict], spec_title: str,
 
     d = Path(folder)
     d.mkdir(parents=True, exist_ok=True)
-    graded = [r for r in rows if r.get("score") is not None]
-    top = max([r["max_score"] for r in graded if r.get("max_score")] or [100])
+    graded = [r for r in rows if r.graded]
+    top = max([r.max_score for r in graded if r.max_score] or [100])
     png = d / "scores.png"
-    write_histogram_png(png, [r["score"] for r in graded], top, spec_title, lang)
+    write_histogram_png(png, [r.score for r in graded], top, spec_title, lang)
     (d / "summary.txt").write_text(summary_text(rows, spec_title, lang), encoding="utf-8")
     (d / "summary.html").write_text(summary_page(rows, spec_title, pairs, lang, feedback),
                                     encoding="utf-8")

@@ -15,7 +15,7 @@ from graders.conformance.outcome import Status
 from . import messages as M
 from .formats import _num, check_message
 from .i18n import Translator
-from .report import ImportFailed, NoModule, Report
+from .report import BatchRow, ImportFailed, NoModule, Report
 
 _DIGITS = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?")
 
@@ -64,13 +64,13 @@ def normalise_message(msg: str) -> str:
     return _DIGITS.sub("#", first)[:200]
 
 
-def failed_checks(rows: list[dict], t: Translator | None = None) -> list[dict]:
+def failed_checks(rows: list[BatchRow], t: Translator | None = None) -> list[dict]:
     """Checks by how many students failed them (failed or error; not run after an import
     failure is counted under the problems instead), with the most common message (in `t`'s
     language)."""
     per: dict[str, dict] = {}
     for r in rows:
-        for c in (r["report"].checks if r["report"] is not None else ()):
+        for c in (r.report.checks if r.report is not None else ()):
             if c.status not in (Status.FAILED, Status.ERROR):
                 continue
             e = per.setdefault(c.id, {"check": c.id, "clauses": list(c.clauses),

@@ -25,6 +25,10 @@ What a check's message template is filled with (``Check.fields``, ``Check.detail
 problem's values and an executor sentence's values are plain JSON data (str, int, float,
 bool, None, lists, dicts with string keys), checked as such.
 
+A batch reads the gradebook into one :class:`BatchRow` per student (``batch.scores``): the
+score, the group scores and the report of the gradebook's row, or why there is none; the CSV,
+the class summary, the feedback files and the report pages read its attributes.
+
 For tests and scripts, ``report["checks"]`` reads the JSON form's value (a KeyError for a
 field the report does not have; there is no ``get`` with a default); the kit's own code reads
 attributes.
@@ -32,7 +36,7 @@ attributes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Union
 
 from graders.conformance.outcome import Cause, Status
@@ -686,3 +690,29 @@ class Report:
         """The JSON form's value of `key` (a fresh copy; for tests and scripts: KeyError for a
         field the report does not have)."""
         return self.to_dict()[key]
+
+
+@dataclass
+class BatchRow:
+    """One student of a batch as the gradebook holds them (built by ``batch.scores``): their
+    name and content hash, the score, the maximum and the group scores of their row (None
+    where there is no row: a problem), the report, why there is no grade or a 0 (``problem``,
+    class_summary.problem_of; empty otherwise), each check's status (the CSV's columns), the
+    staff's flags (the report's, then ``similar_to`` added by the batch) and their CSV cell."""
+
+    submission: str
+    sha256: str | None = None
+    score: float | None = None
+    max_score: float | None = None
+    graded_at: str | None = None
+    report: Report | None = None
+    groups: dict[str, Any] = field(default_factory=dict)   # group id -> the row's score
+    problem: str = ""
+    checks: dict[str, str] = field(default_factory=dict)   # check id -> status
+    flag_list: list[Flag] = field(default_factory=list)
+    flags: str = ""                                         # the flags' CSV cell
+
+    @property
+    def graded(self) -> bool:
+        """Whether the student has a score (their row was read from the gradebook)."""
+        return self.score is not None

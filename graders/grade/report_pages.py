@@ -25,6 +25,7 @@ from . import messages as M
 from .class_summary import failed_checks, histogram_bins, problem_label
 from .formats import _num, inert, tamper_place
 from .i18n import Translator
+from .report import BatchRow
 from .similarity import (K, PAIR_THRESHOLD, REFERENCE_THRESHOLD, common_fingerprints,
                          file_fragments, reference_fragments)
 
@@ -132,14 +133,14 @@ def reference_id(i: int) -> str:
     return f"ref-{i + 1}"
 
 
-def reference_rows(rows: list[dict]) -> list[tuple[str, float]]:
+def reference_rows(rows: list[BatchRow]) -> list[tuple[str, float]]:
     """(submission, figure) of the rows flagged ``reference_copy``, in the rows' order: the
     order both pages number them in."""
     out = []
     for r in rows:
-        for f in r["flag_list"]:
+        for f in r.flag_list:
             if f.kind == "reference_copy":
-                out.append((r["submission"], float(f.similarity or 0)))
+                out.append((r.submission, float(f.similarity or 0)))
                 break
     return out
 
@@ -148,14 +149,14 @@ def tamper_id(i: int) -> str:
     return f"tamper-{i + 1}"
 
 
-def tamper_rows(rows: list[dict]) -> list[tuple[str, dict]]:
+def tamper_rows(rows: list[BatchRow]) -> list[tuple[str, dict]]:
     """(submission, flag) of the rows flagged ``grader_tamper`` (their source reaches into the
     grader: graders/grade/tamper.py), in the rows' order: the order both pages number them in."""
     out = []
     for r in rows:
-        for f in r["flag_list"]:
+        for f in r.flag_list:
             if f.kind == "grader_tamper":
-                out.append((r["submission"], f.to_dict()))
+                out.append((r.submission, f.to_dict()))
                 break
     return out
 
@@ -180,17 +181,17 @@ def _histogram(bins: list[tuple[str, int]], t: Translator, top: float, n: int) -
             "ylabel": t(M.HISTOGRAM_Y)}
 
 
-def _group_columns(rows: list[dict], t: Translator) -> list[dict]:
+def _group_columns(rows: list[BatchRow], t: Translator) -> list[dict]:
     """The rubric's groups that carry points, in the reports' order."""
     seen: dict[str, dict] = {}
     for r in rows:
-        for g in (r["report"].groups if r["report"] is not None else ()):
+        for g in (r.report.groups if r.report is not None else ()):
             if g.id not in seen and g.points:
                 seen[g.id] = {"id": g.id, "title": t(g.title), "points": g.points}
     return list(seen.values())
 
 
-def summary_page(rows: list[dict], spec_title: str, pairs: list[tuple[str, str, float]],
+def summary_page(rows: list[BatchRow], spec_title: str, pairs: list[tuple[str, str, float]],
                  lang: str = "en", feedback: dict[str, str] | None = None) -> str:
     """summary.html: counts, the score histogram, why submissions have no grade, the checks
     failed most often, a sortable table of students (score, group scores, problem, flags, a
@@ -198,65 +199,65 @@ def summary_page(rows: list[dict], spec_title: str, pairs: list[tuple[str, str, 
     pairs, with links into similarity.html."""
 
     t = Translator(lang)
-    graded = [r for r in rows if r.get("score") is not None]
-    top = max([r["max_score"] for r in graded if r.get("max_score")] or [100])
+    graded = [r for r in rows if r.graded]
+    top = max([r.max_score for r in graded if r.max_score] or [100])
     stats = ""
     if graded:
-        sc = sorted(r["score"] for r in graded)
+        sc = sorted(r.score for r in graded)
         stats = t(M.SUMMARY_STATS, mean=float(sum(sc) / len(sc)), median=float(sc[len(sc) // 2]),
                   full=sum(s >= top for s in sc), zero=sum(s == 0 for s in sc))
     groups = _group_columns(rows, t)
-    row_id = {r["submission"]: f"s-{i + 1}" for i, r in enumerate(rows)}
+    row_id = {r.submission: f"s-{i + 1}" for i, r in enumerate(rows)}
     pair_index = {tuple(sorted((a, b))): i for i, (a, b, _) in enumerate(pairs[:MAX_PAIRS])}
     ref_index = {name: i for i, (name, _) in enumerate(reference_rows(rows)[:MAX_PAIRS])}
     tamper_index = {name: i for i, (name, _) in enumerate(tamper_rows(rows)[:MAX_PAIRS])}
     students = []
     for r in rows:
-        by_group = {g.id: g for g in (r["report"].groups if r["report"] is not None else ())}
+        by_group = {g.id: g for g in (r.report.groups if r.report is not None else ())}
         cells = []
         for g in groups:
-            got = by_group[g["id"]].score if g["id"] in by_group else r.get(g["id"])
+            got = by_group[g["id"]].score if g["id"] in by_group else r.groups.get(g["id"])
             cells.append({"text": "" if got is None else f"{_num(got)}",
                           "sort": "" if got is None else got})
         flags = []
-        for f in r["flag_list"]:
+        for f in r.flag_list:
             if f.kind == "reference_copy":
                 flags.append({"label": t(M.REPORT_FLAG_REFERENCE,
                                          share=float(f.similarity or 0)),
-                              "href": f"similarity.html#{reference_id(ref_index[r['submission']])}"
-                              if r["submission"] in ref_index else "similarity.html"})
+                              "href": f"similarity.html#{reference_id(ref_index[r.submission])}"
+                              if r.submission in ref_index else "similarity.html"})
             elif f.kind == "grader_tamper":
                 flags.append({"label": t(M.REPORT_FLAG_TAMPER, n=int(f.data.get("count", 0))),
-                              "href": f"similarity.html#{tamper_id(tamper_index[r['submission']])}"
-                              if r["submission"] in tamper_index else "similarity.html"})
+                              "href": f"similarity.html#{tamper_id(tamper_index[r.submission])}"
+                              if r.submission in tamper_index else "similarity.html"})
             elif f.kind == "similar_to":
                 other = str(f.data.get("other", ""))
-                key = tuple(sorted((r["submission"], other)))
+                key = tuple(sorted((r.submission, other)))
                 i = pair_index.get(key)
                 flags.append({"label": t(M.REPORT_FLAG_SIMILAR, share=float(f.similarity or 0),
                                          other=other),
                               "href": "similarity.html" + (f"#{pair_id(i)}" if i is not None
                                                            else "")})
-        score = r.get("score")
+        score = r.score
         students.append({
-            "id": row_id[r["submission"]], "name": r["submission"],
+            "id": row_id[r.submission], "name": r.submission,
             "score": t(M.REPORT_NOT_GRADED) if score is None
-            else f"{_num(score)} / {_num(r.get('max_score') or 0)}",
+            else f"{_num(score)} / {_num(r.max_score or 0)}",
             "score_sort": "" if score is None else score, "groups": cells,
-            "problem": problem_label(r["problem"], t) if r.get("problem") else "",
+            "problem": problem_label(r.problem, t) if r.problem else "",
             "flags": flags, "flag_sort": len(flags) or "",
-            "feedback": href(feedback[r["submission"]])
-            if feedback and r["submission"] in feedback else None})
+            "feedback": href(feedback[r.submission])
+            if feedback and r.submission in feedback else None})
     def mean(values: list[float]) -> str:   # a mean over the graded, in the reader's locale
         return t("{value:.2f}", value=sum(values) / len(values)) if values else ""
 
-    by_id = [{g.id: g.score for g in (r["report"].groups if r["report"] is not None else ())}
+    by_id = [{g.id: g.score for g in (r.report.groups if r.report is not None else ())}
              for r in graded]
-    means = {"score": mean([r["score"] for r in graded]),
+    means = {"score": mean([r.score for r in graded]),
              "groups": [mean([b[g["id"]] for b in by_id if g["id"] in b]) for g in groups]}
     fails = failed_checks(rows, t)[:MAX_FAILED]
     most = max([e["students"] for e in fails] + [1])
-    problems = Counter(r["problem"] for r in rows if r.get("problem"))
+    problems = Counter(r.problem for r in rows if r.problem)
     labels = {
         "scores": t(M.REPORT_SCORES), "problems": t(M.REPORT_PROBLEMS), "none": t(M.SUMMARY_NONE),
         "failed": t(M.SUMMARY_FAILED_TITLE), "check": t(M.SUMMARY_CHECK),
@@ -273,7 +274,7 @@ def summary_page(rows: list[dict], spec_title: str, pairs: list[tuple[str, str, 
         "summary.html", lang, t(M.SUMMARY_TITLE, title=spec_title), t=labels,
         counts=t(M.SUMMARY_COUNTS, title=spec_title, n=len(rows), graded=len(graded)),
         stats=stats,
-        hist=_histogram(histogram_bins([r["score"] for r in graded], top, t=t), t, top,
+        hist=_histogram(histogram_bins([r.score for r in graded], top, t=t), t, top,
                         len(graded)),
         problems=[{"n": n, "label": problem_label(p, t)} for p, n in problems.most_common()],
         fails=[{"check": e["check"], "clauses": ", ".join(e["clauses"]),

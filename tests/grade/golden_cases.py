@@ -338,7 +338,7 @@ def outputs(spec, folder: Path) -> dict[str, str]:
     rows = batch.scores(con, names, SPEC_SHA, list(spec.groups))
     con.close()
     for r in rows:
-        r["graded_at"] = "2026-01-01T00:00:00" if r["graded_at"] else None
+        r.graded_at = "2026-01-01T00:00:00" if r.graded_at else None
     pairs = [("alice.py", "bob \u202egnp.py", 0.91)]
     batch._flag(rows, pairs)
     csv_path = folder / "scores.csv"
@@ -348,7 +348,7 @@ def outputs(spec, folder: Path) -> dict[str, str]:
         out[f"batch.summary.{lang}.txt"] = summary_text(rows, spec.title, lang)
         out[f"batch.summary.{lang}.html"] = summary_page(
             rows, spec.title, pairs, lang,
-            feedback={r["submission"]: f"../feedback/{r['submission']}.md" for r in rows})
+            feedback={r.submission: f"../feedback/{r.submission}.md" for r in rows})
         out[f"batch.similarity.{lang}.html"] = similarity_page(
             pairs, _sources(), lang, references=reference_rows(rows),
             tampered=tamper_rows(rows))

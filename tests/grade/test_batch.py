@@ -262,6 +262,7 @@ def test_identical_files_get_a_row_and_a_report_of_their_own(tmp_path, spec):
     alone and leaves the others' reports as they were; --regrade grades all three again. The
     copies are flagged to staff (similar_to), as before."""
     from graders.grade.batch_reports import feedback_files
+    from graders.grade.report import BatchRow
 
     subs, out = tmp_path / "subs", tmp_path / "out"
     subs.mkdir()
@@ -305,7 +306,7 @@ def test_identical_files_get_a_row_and_a_report_of_their_own(tmp_path, spec):
         assert report["submission"] == me
         assert all(me in c["reproducer"] for c in report["checks"] if c["reproducer"])
     files = each_names_itself()
-    assert feedback_files([{"submission": n} for n in names]) == files
+    assert feedback_files([BatchRow(n) for n in names]) == files
     assert run().startswith("graded 0, skipped 3")           # resume: --db reused
 
     (subs / "bob.py").write_text((subs / "bob.py").read_text() + "\n# edited\n")

@@ -27,7 +27,7 @@ from tests.html_pages import Page, link_problems, parse
 from tests.language import page_text, unreadable
 
 from .test_similarity_fragments import DISGUISED, INDEPENDENT, ORIGINAL
-from graders.grade.report import Flag
+from graders.grade.report import BatchRow, Flag
 from tests.grade.reports import report_of
 
 # Names a student controls (file names), each hostile in its own way.
@@ -66,14 +66,12 @@ def batch(spec, tmp_path_factory):
     for k, name in enumerate(HOSTILE):
         rep = _report(spec, name, failing=k % 4,
                       example="lookup(table=np.array([[1.0]]), token_ids='```</pre><b>x</b>')")
-        rows.append({"submission": name, "report": rep, "score": rep["score"],
-                     "max_score": rep["max_score"], "problem": problem_of(rep),
-                     "flag_list": []})
-    rows.append({"submission": "broken\x1b.py", "report": None, "score": None, "max_score": None,
-                 "problem": problem_of(None, "not a notebook <b>"), "flag_list": []})
-    rows[5]["flag_list"].append(Flag("reference_copy", {"kind": "reference_copy",
+        rows.append(BatchRow(name, report=rep, score=rep["score"], max_score=rep["max_score"],
+                             problem=problem_of(rep)))
+    rows.append(BatchRow("broken\x1b.py", problem=problem_of(None, "not a notebook <b>")))
+    rows[5].flag_list.append(Flag("reference_copy", {"kind": "reference_copy",
                                                         "similarity": 0.91}))
-    rows[6]["flag_list"] += [Flag(f["kind"], f) for f in tamper_flags(
+    rows[6].flag_list += [Flag(f["kind"], f) for f in tamper_flags(
         [("x<b>.py", "import sys\nm = sys.modules  # </code><script>alert(4)</script>\n")])]
     pairs = [(HOSTILE[0], HOSTILE[1], 0.95), (HOSTILE[1], HOSTILE[3], 0.8)]
     _flag(rows, pairs)
@@ -157,18 +155,18 @@ def test_every_student_has_a_row_with_their_score_and_feedback(batch):
     d = batch["pages"]["en"]
     page = parse(d / "report" / "summary.html")
     body = page.rows["students"][1:-1]
-    graded = [r["score"] for r in rows if r["score"] is not None]
+    graded = [r.score for r in rows if r.score is not None]
     mean = page.rows["students"][-1]     # the footer: the mean of the graded, per column
     assert _cell_text(mean[1]) == f"{sum(graded) / len(graded):.2f}"
-    assert [_cell_text(r[0]) for r in body] == [" ".join(inert(x["submission"]).split())
+    assert [_cell_text(r[0]) for r in body] == [" ".join(inert(x.submission).split())
                                                 for x in rows]
     files = feedback_files(rows, "html")
     text = (d / "report" / "summary.html").read_text(encoding="utf-8")
     for r, cells in zip(rows, body):
-        if r["score"] is not None:
-            assert _cell_text(cells[1]).startswith(str(int(r["score"])) if float(
-                r["score"]).is_integer() else str(r["score"]))
-        assert (d / "feedback" / files[r["submission"]]).is_file()
+        if r.score is not None:
+            assert _cell_text(cells[1]).startswith(str(int(r.score)) if float(
+                r.score).is_integer() else str(r.score))
+        assert (d / "feedback" / files[r.submission]).is_file()
     # the two pairs, with links into similarity.html, and flags in both rows of a pair
     assert len(page.rows["pairs"]) == 1 + len(batch["pairs"])
     assert text.count('href="similarity.html#pair-1"') >= 3    # two flags and the pair's row
@@ -263,7 +261,7 @@ def test_pages_are_in_the_batch_language(batch, lang):
         # names are the students' own words: left out of the reading, as code is
         reading = page_text(text)
         for r in batch["rows"]:
-            reading = reading.replace(inert(r["submission"]), " ")
+            reading = reading.replace(inert(r.submission), " ")
         reading = reading.replace("ANDREA-120M", " ")
         if (bad := unreadable(reading, lang)):
             found[path.name] = bad

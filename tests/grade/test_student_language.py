@@ -28,6 +28,7 @@ import pytest
 
 from graders.grade import formats, messages as M
 from graders.grade.batch_reports import feedback_text, similarity_html, write_summary
+from graders.grade.report import BatchRow
 from graders.grade.class_summary import problem_of
 from graders.grade.grading import kernel_support
 from tests.corpus import BASE, buggy_cases
@@ -137,9 +138,8 @@ def test_the_teachers_summary_is_in_the_batch_language(reports, lang, tmp_path):
     for case in ("wrong_value", "wrong_count", "syntax_error", "module_not_found", "timeout",
                  "forbidden_import"):
         rep = reports(case)
-        rows.append({"submission": f"{case}.py", "report": rep, "score": rep["score"],
-                     "max_score": rep["max_score"], "problem": problem_of(rep), "flags": "",
-                     "flag_list": []})
+        rows.append(BatchRow(f"{case}.py", report=rep, score=rep["score"],
+                             max_score=rep["max_score"], problem=problem_of(rep)))
     write_summary(tmp_path, rows, "ANDREA-120M", [("a.py", "b.py", 0.9)], lang)
     texts = {"summary.txt": (tmp_path / "summary.txt").read_text(encoding="utf-8")}
     for name, page in (("summary.html", (tmp_path / "summary.html").read_text(encoding="utf-8")),
