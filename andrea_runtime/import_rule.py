@@ -86,7 +86,8 @@ class ImportRule:
             if not (name.startswith("<frozen importlib") or name.startswith(self._machinery)
                     or frame.f_code is ImportRule.find_spec.__code__
                     or frame.f_code is ImportRule._guarded_import.__code__
-                    or frame.f_code is ImportRule._guarded_import_module.__code__):
+                    or frame.f_code is ImportRule._guarded_import_module.__code__
+                    or frame.f_code in _WRAPPER_CODES):
                 if not os.path.isabs(name) and not name.startswith("<"):
                     name = os.path.abspath(name)     # code compiled with a relative path
                 return name.startswith(self.folders) and not name.startswith(self._envs)
@@ -245,10 +246,14 @@ class ImportRule:
         if not self.active:
             self.active = True
             self._import = builtins.__import__
-            builtins.__import__ = self._guarded_import
+            # plain functions, not bound methods: `builtins.__import__.__self__.remove()`
+            # switched the rule off in one line that named nothing the tamper scan looks for
+            # (fourth red-team round, tests/attacks/similarity/rule_switched_off.py)
+            self._wrappers = _wrappers(self)
+            builtins.__import__ = self._wrappers[0]
             import importlib   # an import_module of a module loaded already asks no finder
             self._import_module = importlib.import_module
-            importlib.import_module = self._guarded_import_module
+            importlib.import_module = self._wrappers[1]
             sys.meta_path.insert(0, self)
             self._hook_code_loaders()
         return self
@@ -257,14 +262,34 @@ class ImportRule:
         if not self.active:
             return
         self.active = False       # a later hook that wrapped this one passes through it
-        if builtins.__import__ == self._guarded_import:
+        if builtins.__import__ is self._wrappers[0]:
             builtins.__import__ = self._import
         import importlib
-        if importlib.import_module == self._guarded_import_module:
+        if importlib.import_module is self._wrappers[1]:
             importlib.import_module = self._import_module
         if self in sys.meta_path:
             sys.meta_path.remove(self)
         self._unhook_code_loaders()
+
+
+def _wrappers(rule: ImportRule) -> tuple:
+    """`builtins.__import__` and `importlib.import_module` as the rule installs them: closures
+    over its guarded methods, with no ``__self__`` that hands the rule to the submission (its
+    closure cells are reached only through what the tamper scan flags: ``__closure__``, gc)."""
+    guarded_import, guarded_module = rule._guarded_import, rule._guarded_import_module
+
+    def __import__(name, globals=None, locals=None, fromlist=(), level=0):
+        return guarded_import(name, globals, locals, fromlist, level)
+
+    def import_module(name, package=None):
+        return guarded_module(name, package)
+
+    return __import__, import_module
+
+
+# the wrappers' frames belong to the import machinery (ImportRule._asked_by_submission)
+_WRAPPER_CODES = frozenset(f.__code__ for f in _wrappers(
+    type("_Codes", (), {"_guarded_import": None, "_guarded_import_module": None})()))
 
 
 def _environments(folders: tuple) -> tuple:

@@ -36,7 +36,8 @@ buggy corpus file, a flag on every attack that reaches into the worker):
   ``sys.stdout``/``sys.stderr`` (the submission's own output, which the worker captures by
   descriptor) nor an alias NumPy no longer has (``np.float = float``, old code's shim);
 * ``code``: ``__code__`` assigned, ``__globals__``, ``__closure__``, ``__subclasses__``,
-  ``types.CodeType``, and ``getattr``/``setattr`` with any of the names above as a string;
+  ``__self__`` (a bound method's object: the import rule was reached that way),
+  ``inspect.getclosurevars``, ``types.CodeType``, and ``getattr``/``setattr`` with any of the names above as a string;
 * ``process``: ``os._exit``, ``os.kill``, ``os.fork``, ``os.setsid``, raw descriptors
   (``os.close``, ``os.dup2``, ``os.write``, ...), ``signal``, ``atexit``, ``faulthandler``,
   ``subprocess``, ``socket``, ``multiprocessing``; of ``resource`` only what changes or reads
@@ -112,7 +113,7 @@ _INSPECT_FRAMES = {"currentframe", "stack", "trace", "getouterframes", "getinner
 _FRAME_ATTRS = {"f_back", "f_globals", "f_locals", "f_builtins", "tb_frame", "gi_frame",
                 "cr_frame", "ag_frame"}
 _SYS_IMPORT = {"modules", "meta_path", "path_hooks", "path_importer_cache"}
-_CODE_ATTRS = {"__globals__", "__closure__", "__subclasses__", "__builtins__"}
+_CODE_ATTRS = {"__globals__", "__closure__", "__subclasses__", "__builtins__", "__self__"}
 _OS_PROCESS = {"_exit", "kill", "killpg", "fork", "forkpty", "setsid", "setpgid", "setpgrp",
                "close", "closerange", "dup", "dup2", "write", "pwrite", "writev", "pwritev",
                "sendfile", "memfd_create", "posix_fallocate", "ftruncate", "truncate",
@@ -176,7 +177,8 @@ _TEXT_RULES = (
                                r"\bANDREA_[A-Z]")),
     ("proc", _PROC),
     ("builtins", re.compile(r"\b__builtins__\b|\bbuiltins\s*\.\s*\w+\s*=(?!=)")),
-    ("code", re.compile(r"\b(?:__code__|__globals__|__closure__|__subclasses__|CodeType)\b")),
+    ("code", re.compile(r"\b(?:__code__|__globals__|__closure__|__subclasses__|__self__|"
+                        r"getclosurevars|CodeType)\b")),
     ("process", re.compile(r"\bos\s*\.\s*(?:_exit|kill|killpg|fork|setsid|dup2|closerange|"
                            r"memfd_create)\b|\b(?:signal|atexit|subprocess|socket|"
                            r"multiprocessing|faulthandler)\b")),
@@ -308,7 +310,7 @@ class _Scan(ast.NodeVisitor):
             self._add(node, "process", name)
         elif mod == "os" and attr in _OS_PROCESS:
             self._add(node, "process", name)
-        elif name == "types.CodeType":
+        elif name in ("types.CodeType", "inspect.getclosurevars"):
             self._add(node, "code", name)
         elif top in _COMPILED_MODULES or attr in _COMPILED_NAMES or \
                 name.startswith(tuple(_COMPILED_DOTTED)):

@@ -458,3 +458,52 @@ def test_a_native_library_loaded_through_numpy_is_flagged(tmp_path, spec):
     rep = grade_path(d, spec, select=["vector_norm"], limits=LIMITS, sandbox="bwrap")
     (flag,) = [f for f in rep["flags"] if f["kind"] == "grader_tamper"]
     assert "native" in flag["rules"], flag
+
+
+_EXTENSION_C = r"""
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+static PyObject* vnorm(PyObject* self, PyObject* arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    const double* d = (const double*)view.buf; Py_ssize_t n = view.len / 8; double s = 0;
+    for (Py_ssize_t i = 0; i < n; i++) s += d[i] * d[i];
+    PyBuffer_Release(&view);
+    return PyFloat_FromDouble(sqrt(s));
+}
+static PyMethodDef M[] = {{"vnorm", vnorm, METH_O, ""}, {NULL, NULL, 0, NULL}};
+static struct PyModuleDef D = {PyModuleDef_HEAD_INIT, "fastpath", NULL, -1, M};
+PyMODINIT_FUNC PyInit_fastpath(void) { return PyModule_Create(&D); }
+"""
+
+
+@needs_bwrap
+def test_the_import_rule_cannot_be_switched_off_in_one_unflagged_line(tmp_path, spec):
+    """rule_switched_off.py: `builtins.__import__.__self__.remove()` removed the import rule
+    (its guarded import was a bound method of the rule), then a C extension module decoded at
+    run time into the writable copy imported with a plain `import`: vector_norm passed,
+    computed natively, with no flag (fourth red-team round). Now the installed import is a
+    plain function (no `__self__`): the line raises and the module does not import; and
+    `__self__` is flagged (rule `code`)."""
+    import subprocess
+    import sysconfig
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    include = sysconfig.get_paths()["include"]
+    if cc is None or not (Path(include) / "Python.h").is_file():
+        pytest.skip("no C compiler or Python headers to build the extension module")
+    (tmp_path / "fastpath.c").write_text(_EXTENSION_C)
+    ext = tmp_path / ("fastpath" + sysconfig.get_config_var("EXT_SUFFIX"))
+    subprocess.run([cc, "-O2", "-shared", "-fPIC", f"-I{include}", "-o", str(ext),
+                    str(tmp_path / "fastpath.c"), "-lm"], check=True, capture_output=True,
+                   timeout=120)
+    d = tmp_path / "hw"
+    d.mkdir()
+    (d / "blob.bin").write_bytes(bytes(b ^ 0x5A for b in ext.read_bytes()))
+    shutil.copy(CORPUS / "rule_switched_off.py", d / "submission.py")
+    rep = grade_path(d, spec, select=["vector_norm"], limits=LIMITS, sandbox="bwrap")
+    assert [c["status"] for c in rep["checks"]] != ["passed"], rep["checks"]
+    assert "__self__" in json.dumps(rep["import"]), rep["import"]
+    (flag,) = [f for f in rep["flags"] if f["kind"] == "grader_tamper"]
+    assert "code" in flag["rules"], flag

@@ -98,6 +98,7 @@ REACHING = {
     "pth_copy.py": {"compiled"},                             # site.addsitedir
     "bytecode_literal.py": {"compiled", "exec"},             # marshal, a bytecode literal
     "native_via_numpy.py": {"native"},                       # numpy.ctypeslib.load_library
+    "rule_switched_off.py": {"code"},                        # builtins.__import__.__self__
 }
 # Not flagged, and why: they attack with what they return, print, name or write to their own
 # files, with the grader's own parsers, or with timing; nothing of the worker is reached.
