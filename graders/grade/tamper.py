@@ -28,7 +28,9 @@ buggy corpus file, a flag on every attack that reaches into the worker):
   module beside a notebook, the notebook idiom for picking up its edits, is honest;
 * ``grader_name``: the grader's packages (``andrea_runtime``, ``andrea_ref``, ``andrea_gpu``,
   ``graders``) named in code or in a string, and the strings that tell grading apart: the
-  sandbox's folder ``/sandbox``, Gradescope's ``/autograder``, an ``ANDREA_`` variable;
+  sandbox's folder ``/sandbox``, Gradescope's ``/autograder``, the grader's ``ANDREA_``
+  variables (``ANDREA_GRADE_WORKER``, ...) and the bare prefix ``ANDREA_`` (not a student's
+  own ``ANDREA_VOCAB_SIZE``: the course's model is ANDREA);
 * ``proc``: a ``/proc/`` path in a string;
 * ``builtins``: ``__builtins__``, an attribute of ``builtins`` assigned or deleted;
 * ``patch``: an attribute of an imported module assigned or deleted (``np.frombuffer = ...``:
@@ -155,12 +157,19 @@ MAX_ZIP_ENTRIES = 10_000   # names of one archive looked at
 _SENSITIVE_NAMES = (_SYS_FRAMES | _FRAME_ATTRS | _SYS_IMPORT | _CODE_ATTRS | _GC
                     | {"__code__", "__import__", "_exit"})
 
+# The grader's own ANDREA_ names (environment variables: ANDREA_GRADE_WORKER, ANDREA_PROTECT,
+# ANDREA_BWRAP, ANDREA_AUTOGRADER_ROOT, ANDREA_VENV, ANDREA_GPU_BACKEND; the kernel prelude's
+# macros) and the bare prefix (a probe of os.environ for "ANDREA_"); not any ANDREA_ word: the
+# course's model is ANDREA, and ANDREA_VOCAB_SIZE = 8449 or "ANDREA_SMALL" are a student's own
+# names (flagged before, fourth red-team round; an identifier in a module read as text too)
+_GRADER_VARS = (r"\bANDREA_(?:(?:GRADE|PROTECT|BWRAP|AUTOGRADER|VENV|GPU|EXEC|PROBE|STUB)\w*)?"
+                r"(?!\w)")
 # "graders" alone is an English word: only as a module path ("graders.grade") or the whole
 # string; the sandbox's folder (/sandbox), Gradescope's (/autograder) and the worker's marker
 # (ANDREA_GRADE_WORKER, any ANDREA_ variable) tell a submission that it is being graded
 _GRADER_STRING = re.compile(r"\b(?:andrea_runtime|andrea_ref|andrea_gpu)\b|"
                             r"(?<![\w./-])graders[./]\w|^graders$|"
-                            r"(?<![\w.-])/(?:sandbox|autograder)(?![\w.-])|\bANDREA_[A-Z]")
+                            r"(?<![\w.-])/(?:sandbox|autograder)(?![\w.-])|" + _GRADER_VARS)
 _PROC = re.compile(r"/proc/")
 # the text scan of what is not parsed: plain words, one alternation (linear)
 _TEXT_RULES = (
@@ -174,7 +183,7 @@ _TEXT_RULES = (
                            r"path_importer_cache)\b")),
     ("grader_name", re.compile(r"\b(?:andrea_runtime|andrea_ref|andrea_gpu)\b|"
                                r"\bgraders\s*\.\s*\w|/(?:sandbox|autograder)\b|"
-                               r"\bANDREA_[A-Z]")),
+                               + _GRADER_VARS)),
     ("proc", _PROC),
     ("builtins", re.compile(r"\b__builtins__\b|\bbuiltins\s*\.\s*\w+\s*=(?!=)")),
     ("code", re.compile(r"\b(?:__code__|__globals__|__closure__|__subclasses__|__self__|"

@@ -219,6 +219,9 @@ HONEST_IDIOMS = {
                        "sys.stdout = buf\nprint('quiet')\nsys.stdout = old\n"
                        "sys.stderr = open('/dev/null', 'w')\n"),
     "numpy_removed_alias": "import numpy as np\nnp.float = float\nnp.int = int\n",
+    # the course's model is ANDREA: a student's own names for its sizes (flagged grader_name)
+    "andrea_names": ("ANDREA_VOCAB_SIZE = 8449\nANDREA_D_MODEL = 768\n"
+                     "CONFIGS = {'ANDREA_SMALL': (8449, 768), 'ANDREA_BASE': (8449, 1024)}\n"),
 }
 
 
@@ -264,7 +267,26 @@ REACHING_IDIOMS = {
                              "patch"),
     "patch_numpy_present_alias": ("import numpy as np\nnp.bool = int\n", "patch"),
     "patch_sys_other": ("import sys\nsys.excepthook = print\n", "patch"),
+    "grader_variable": ("import os\nGRADED = os.environ.get('ANDREA_GRADE_WORKER')\n",
+                        "grader_name"),
+    "grader_variable_prefix": ("import os\nGRADED = any(k.startswith('ANDREA_') "
+                               "for k in os.environ)\n", "grader_name"),
 }
+
+
+def test_a_module_read_as_text_keeps_a_students_andrea_names_unflagged():
+    """A module too long for a syntax tree (a vocabulary pasted as a literal) is read by the
+    text scan, which flagged the identifiers ANDREA_VOCAB_SIZE and ANDREA_D_MODEL as the
+    grader's names (fourth red-team round); the grader's own variable still is."""
+    from graders.grade.tamper import tamper_flags
+
+    vocab = "VOCAB = [" + ",".join(repr(f"tok{i}") for i in range(40000)) + "]\n"
+    honest = HONEST_IDIOMS["andrea_names"] + vocab
+    assert len(honest) > MAX_AST_CHARS_FOR_TEST
+    assert tamper_flags([("hw.py", honest)]) == []
+    (flag,) = tamper_flags([("hw.py", honest + "import os\nG = os.environ.get("
+                             "'ANDREA_GRADE_WORKER')\n")])
+    assert flag["rules"] == ["grader_name"], flag
 
 
 @pytest.mark.parametrize("name", sorted(REACHING_IDIOMS))
@@ -274,6 +296,9 @@ def test_the_same_tools_turned_on_the_worker_are_flagged(name):
     code, rule = REACHING_IDIOMS[name]
     (flag,) = tamper_flags([("hw.py", code)])
     assert rule in flag["rules"], flag
+
+
+from graders.conformance.sources import MAX_AST_CHARS as MAX_AST_CHARS_FOR_TEST  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- not source
