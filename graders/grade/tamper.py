@@ -69,8 +69,9 @@ Bounded like the grader's other readings of untrusted bytes (``sources.forbidden
 ``similarity``): a file is parsed into a syntax tree only up to ``sources.MAX_AST_CHARS``
 characters, and at most ``MAX_AST_TOTAL`` characters of a submission are parsed in all; other
 text (too long, or not Python: a syntax error) is read by one regular expression of plain
-words, in linear time (names in comments count there too). At most ``MAX_FINDINGS`` places are
-listed, with how many there were. The scan reads text; it never runs the submission.
+words, in linear time (names in comments count there too; the process modules and
+``graders`` only as code: imported or an attribute used, not "the gradient signal" of a
+docstring). At most ``MAX_FINDINGS`` places are listed, with how many there were. The scan reads text; it never runs the submission.
 """
 
 from __future__ import annotations
@@ -182,15 +183,19 @@ _TEXT_RULES = (
     ("modules", re.compile(r"\bsys\s*\.\s*(?:modules|meta_path|path_hooks|"
                            r"path_importer_cache)\b")),
     ("grader_name", re.compile(r"\b(?:andrea_runtime|andrea_ref|andrea_gpu)\b|"
-                               r"\bgraders\s*\.\s*\w|/(?:sandbox|autograder)\b|"
+                               r"\bgraders\s*\.[A-Za-z_]|/(?:sandbox|autograder)\b|"
                                + _GRADER_VARS)),
     ("proc", _PROC),
     ("builtins", re.compile(r"\b__builtins__\b|\bbuiltins\s*\.\s*\w+\s*=(?!=)")),
     ("code", re.compile(r"\b(?:__code__|__globals__|__closure__|__subclasses__|__self__|"
                         r"getclosurevars|CodeType)\b")),
+    # the process modules as code (imported, or an attribute used): "the gradient signal" or
+    # "socket" in a docstring is English, not the module (fourth red-team round)
     ("process", re.compile(r"\bos\s*\.\s*(?:_exit|kill|killpg|fork|setsid|dup2|closerange|"
                            r"memfd_create)\b|\b(?:signal|atexit|subprocess|socket|"
-                           r"multiprocessing|faulthandler)\b")),
+                           r"multiprocessing|faulthandler)\s*\.[A-Za-z_]|"
+                           r"^[ \t]*(?:import|from)[ \t][^\n]*\b(?:signal|atexit|subprocess|"
+                           r"socket|multiprocessing|faulthandler)\b", re.M)),
     ("exec", re.compile(r"\b(?:exec|eval|compile|__import__|import_module|marshal|pickle)"
                         r"\s*\(\s*(?![rRbBuUfF]{0,2}['\"])")),
     ("compiled", re.compile(r"\b(?:SourcelessFileLoader|ExtensionFileLoader|zipimport(?:er)?|"

@@ -287,6 +287,15 @@ def test_a_module_read_as_text_keeps_a_students_andrea_names_unflagged():
     (flag,) = tamper_flags([("hw.py", honest + "import os\nG = os.environ.get("
                              "'ANDREA_GRADE_WORKER')\n")])
     assert flag["rules"] == ["grader_name"], flag
+    # English in a docstring is not the modules it spells (the text scan flagged 'signal')
+    prose = ('"""The gradient signal flows back through the socket, as the graders. The '
+             'subprocess of training ends."""\n')
+    assert tamper_flags([("hw.py", prose + vocab)]) == []
+    for code, rule in [("import os, signal\n", "process"), ("signal.alarm(1)\n", "process"),
+                       ("from subprocess import run\n", "process"),
+                       ("from graders.grade import x\n", "grader_name")]:
+        (flag,) = tamper_flags([("hw.py", prose + code + vocab)])
+        assert flag["rules"] == [rule], (code, flag)
 
 
 @pytest.mark.parametrize("name", sorted(REACHING_IDIOMS))
