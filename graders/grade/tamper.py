@@ -46,8 +46,9 @@ buggy corpus file, a flag on every attack that reaches into the worker):
   the worker's limits (``setrlimit``, ``prlimit``, ``getrlimit``): measuring one's own use
   (``resource.getrusage``, as ``time``, ``tracemalloc`` and ``sys.getsizeof`` do) is honest;
 * ``exec`` / ``exec_decoded``: ``exec``, ``eval``, ``compile``, ``__import__``,
-  ``importlib.import_module``, ``marshal``, ``pickle``, ``runpy`` given anything but a
-  literal; ``exec_decoded`` when what it is given is decoded at run time (``zlib``,
+  ``importlib.import_module``, ``marshal``, ``pickle``, ``runpy``,
+  ``InspectLoader.source_to_code`` given anything but a literal, a class of the submission's
+  deriving from importlib's loaders or finders (what its ``get_data`` returns is run); ``exec_decoded`` when what it is given is decoded at run time (``zlib``,
   ``base64``, ``codecs``, ``bz2``, ``lzma``, ``gzip``, ``binascii``, ``bytes.fromhex``,
   ``.decode()``), in the call or through a name assigned from such a decoding;
 * ``compiled``: code that is not source, which neither copy detection nor this scan can read:
@@ -129,6 +130,7 @@ _RUN_CODE_DOTTED = {"importlib.import_module", "importlib.__import__", "marshal.
                     "marshal.load", "pickle.loads", "pickle.load", "pickle.Unpickler",
                     "_pickle.loads", "_pickle.load", "runpy.run_path", "runpy.run_module",
                     "types.FunctionType", "types.CodeType", "code.InteractiveInterpreter",
+                    "importlib.abc.InspectLoader.source_to_code",
                     "code.InteractiveConsole"}
 _DECODERS = {"zlib", "base64", "codecs", "bz2", "lzma", "gzip", "binascii", "zipfile",
              "tarfile", "quopri", "uu"}
@@ -246,7 +248,7 @@ class _Scan(ast.NodeVisitor):
         not matter), then every node that may be a place is judged."""
         todo = []
         for node in ast.walk(tree):
-            if isinstance(node, (ast.Attribute, ast.Name, ast.Call, ast.Constant)):
+            if isinstance(node, (ast.Attribute, ast.Name, ast.Call, ast.Constant, ast.ClassDef)):
                 todo.append(node)
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 self._bind(node)
@@ -356,6 +358,8 @@ class _Scan(ast.NodeVisitor):
                 target = self.modules[node.id]
                 if "." in target and not target.startswith(tuple(NATIVE)):
                     self._dotted(node, target)
+        elif isinstance(node, ast.ClassDef):
+            self._loader_class(node)
         elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
                 and id(node) not in self.prose):
             self._string(node, node.value)
@@ -365,6 +369,23 @@ class _Scan(ast.NodeVisitor):
                 self._add(node, "compiled", f"bytes literal: {kind}")
         elif isinstance(node, ast.Call):
             self._call(node)
+
+    def _loader_class(self, node: ast.ClassDef) -> None:
+        """A class of the submission's own that derives from importlib's loaders or finders:
+        whatever its get_data/get_source/source_to_code return is compiled and run, code that
+        copy detection and this scan never read (tests/attacks/similarity/loader_data_copy.py:
+        a SourceFileLoader whose get_data decoded a data file ran the reference unflagged)."""
+        for base in node.bases[:20]:
+            if isinstance(base, ast.Name):
+                name = self.modules.get(base.id)
+            elif isinstance(base, ast.Attribute):
+                name = self._dotted_name(base)
+            else:
+                name = None
+            if name and name.startswith("importlib.") and \
+                    name.rsplit(".", 1)[-1].endswith(("Loader", "Finder")):
+                self._add(node, "exec", f"class {node.name[:40]}({name})")
+                return
 
     def _string(self, node, s: str) -> None:
         if len(s) > 100_000:       # a long data string: the plain words only (linear)

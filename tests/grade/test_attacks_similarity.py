@@ -441,18 +441,24 @@ DECODED = {
 }
 
 
+_NPY_PICKLE_GAP = pytest.mark.xfail(strict=True, reason=(
+    "fourth red-team round: the reference's source run while NumPy unpickles a data file "
+    "(np.load(allow_pickle=True) of an object array whose pickle execs it) passes every check "
+    "with no tamper flag and no copy flag. General fix: read the submission's data files for "
+    "pickled code (pickletools opcodes in linear time under a cap: GLOBAL/STACK_GLOBAL naming "
+    "builtins eval/exec/compile/getattr, marshal, types, importlib, os, subprocess), and judge "
+    "np.load(allow_pickle=True) as pickle.load; a file written at run time and then unpickled "
+    "stays beyond a static reading (flag allow_pickle=True, or refuse REDUCE of such callables "
+    "in the worker by wrapping pickle's find_class)"))
+
+
 @needs_bwrap
-@pytest.mark.xfail(strict=True, reason=(
-    "fourth red-team round: the reference's source kept as data and run without exec, eval, "
-    "compile or a decoding module named (a SourceFileLoader subclass whose get_data decodes a "
-    "data file; np.load(allow_pickle=True) of an object array whose pickle execs it) passes "
-    "every check with no tamper flag and no copy flag. General fix: flag, rule 'exec', a class "
-    "deriving from importlib's loaders (SourceFileLoader, FileLoader, SourceLoader, "
-    "InspectLoader: get_data/get_source/source_to_code overridden run what they return), "
-    "spec_from_loader/exec_module/source_to_code given anything but a literal module file, and "
-    "np.load with allow_pickle=True as pickle.load (or, better, read the submission's data "
-    "files for pickled code: GLOBAL/STACK_GLOBAL opcodes naming builtins, marshal, types)"))
-@pytest.mark.parametrize("name", sorted(DECODED))
+@pytest.mark.parametrize("name", [
+    # a SourceFileLoader subclass whose get_data decodes vocab.bin: flagged since the fourth
+    # red-team round (rule exec: a class deriving from importlib's loaders)
+    "loader_data_copy.py",
+    pytest.param("npy_pickle_copy.py", marks=_NPY_PICKLE_GAP),
+])
 def test_a_reference_copy_run_from_data_is_flagged(name, tmp_path, spec):
     d = tmp_path / "hw"
     d.mkdir()

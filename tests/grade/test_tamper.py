@@ -99,6 +99,7 @@ REACHING = {
     "bytecode_literal.py": {"compiled", "exec"},             # marshal, a bytecode literal
     "native_via_numpy.py": {"native"},                       # numpy.ctypeslib.load_library
     "rule_switched_off.py": {"code"},                        # builtins.__import__.__self__
+    "loader_data_copy.py": {"exec"},                         # a SourceFileLoader subclass
 }
 # Not flagged, and why: they attack with what they return, print, name or write to their own
 # files, with the grader's own parsers, or with timing; nothing of the worker is reached.
@@ -148,7 +149,6 @@ NOT_REACHING = {
     # EVADES the scan (fourth red-team round, strict xfails in test_attacks_similarity.py):
     # code built at run time from data with no exec/eval/compile/decoder named; move to
     # REACHING ({"exec"}) with the fix
-    "loader_data_copy.py": "EVADES: a SourceFileLoader subclass whose get_data decodes data",
     "npy_pickle_copy.py": "EVADES: np.load(allow_pickle=True) of a pickle that execs code",
     "written_module.py": "EVADES: writes a decoded module into its own folder and imports it",
 }

@@ -11,7 +11,8 @@ empty `fastpath.py`; the tamper scan sees a class statement and `spec_from_loade
 Expected: the staff are shown a ``grader_tamper`` flag (code built at run time from data, as
 ``exec(zlib.decompress(...))`` is), or the copy does not run.
 Happened (main at edebcec, bubblewrap): both checks passed, no tamper flag at all, no copy
-flag: a copy of another student's code handed in this way is invisible to the staff.
+flag: a copy of another student's code handed in this way is invisible to the staff. Now
+flagged (rule ``exec``: a class deriving from importlib's loaders); the copy still runs.
 """
 import importlib.machinery
 import importlib.util
