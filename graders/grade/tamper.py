@@ -46,11 +46,15 @@ buggy corpus file, a flag on every attack that reaches into the worker):
   the worker's limits (``setrlimit``, ``prlimit``, ``getrlimit``): measuring one's own use
   (``resource.getrusage``, as ``time``, ``tracemalloc`` and ``sys.getsizeof`` do) is honest;
 * ``exec`` / ``exec_decoded``: ``exec``, ``eval``, ``compile``, ``__import__``,
-  ``importlib.import_module``, ``marshal``, ``pickle``, ``runpy``,
+  ``importlib.import_module``, ``marshal``, ``runpy``,
   ``InspectLoader.source_to_code`` given anything but a literal, a class of the submission's
   deriving from importlib's loaders or finders (what its ``get_data`` returns is run); ``exec_decoded`` when what it is given is decoded at run time (``zlib``,
   ``base64``, ``codecs``, ``bz2``, ``lzma``, ``gzip``, ``binascii``, ``bytes.fromhex``,
-  ``.decode()``), in the call or through a name assigned from such a decoding;
+  ``.decode()``), in the call or through a name assigned from such a decoding; unpickling
+  is judged by the data, not the call (``pickle_places``): a data file of the submission
+  (.pkl, .npy of objects, .npz and zip members, any file that is a pickle stream) or a literal
+  whose pickle would import anything beyond plain containers, NumPy arrays and dtypes, and
+  ``pickle.loads`` of bytes decoded (``exec_decoded``) or built at run time;
 * ``compiled``: code that is not source, which neither copy detection nor this scan can read:
   a file of the submission that is compiled Python (a .pyc's magic number, a marshalled code
   object), a native library (ELF, Mach-O, PE headers; .so, .pyd, .dylib, .dll), a zip archive
@@ -238,6 +242,7 @@ def _text_scan(text: str, file: str) -> list[dict]:
 class _Scan(ast.NodeVisitor):
     def __init__(self, file: str):
         self.file = file
+        self.pickle_budget = _PickleBudget()
         self.found: list[dict] = []
         self.modules: dict[str, str] = {}    # local name -> what it is ("ctypes", "sys.modules")
         self.decoded: set[str] = set()       # names assigned from a run-time decoding
@@ -363,10 +368,12 @@ class _Scan(ast.NodeVisitor):
         elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
                 and id(node) not in self.prose):
             self._string(node, node.value)
+            self._pickle_literal(node, node.value)
         elif isinstance(node, ast.Constant) and isinstance(node.value, bytes):
             kind = compiled_kind(node.value)
             if kind:
                 self._add(node, "compiled", f"bytes literal: {kind}")
+            self._pickle_literal(node, node.value)
         elif isinstance(node, ast.Call):
             self._call(node)
 
@@ -399,6 +406,20 @@ class _Scan(ast.NodeVisitor):
         elif len(s) >= 16 and max(s[:40]) < "\u0100" and \
                 compiled_kind(s[:40].encode("latin-1")):
             self._add(node, "compiled", "string literal: bytecode")
+
+    def _pickle_literal(self, node, value) -> None:
+        """A literal that is a pickle (``pickle.loads(b"...")``, an ``io.BytesIO`` of one, a
+        name bound to one) is judged as a data file is: flagged when it would call code."""
+        if isinstance(value, str):
+            if len(value) > MAX_PICKLE_BYTES or not value or max(value) >= "\u0100":
+                return
+            value = value.encode("latin-1")
+        if len(value) < 4 or not (value[:1] == b"\x80" or value.rstrip()[-1:] == b"."):
+            return                       # every pickle ends with STOP ('.')
+        got = pickle_globals(value, self.pickle_budget, whole=True)
+        if got and got[0]:
+            calls = ", ".join(dict.fromkeys(got[0]))[:80]
+            self._add(node, "exec", f"pickle literal that calls {calls}")
 
     def _patch(self, node, owner, attr: str) -> None:
         """An attribute assigned or deleted: of builtins, or of an imported module."""
@@ -445,6 +466,9 @@ class _Scan(ast.NodeVisitor):
             self._add(node, "compiled", f"{name}(...)")   # a .pyc, a zip, a module by name
         if name in _RUN_CODE or name in _RUN_CODE_DOTTED:
             first = node.args[0] if node.args else (args[0] if args else None)
+            if name.split(".", 1)[0] in ("pickle", "_pickle"):
+                self._unpickle(node, name, first)
+                return
             if name in ("__import__", "importlib.import_module", "importlib.__import__") \
                     and _literal(first):
                 self._module_named(node, first.value)
@@ -452,6 +476,27 @@ class _Scan(ast.NodeVisitor):
             if first is None or not _literal(first):
                 decoded = first is not None and self._decodes(first)
                 self._add(node, "exec_decoded" if decoded else "exec", f"{name}(...)")
+
+    def _unpickle(self, node, name: str, first) -> None:
+        """``pickle.load(f)``/``loads(data)``: judged by the data, not the call. A data file
+        of the submission and a literal are read for the code they would call (file_places,
+        _pickle_literal); what the source cannot show is flagged: bytes decoded at run time
+        (``exec_decoded``) or built there from pieces (``exec``)."""
+        if first is None:
+            return
+        if self._decodes(first):
+            self._add(node, "exec_decoded", f"{name}(...)")
+            return
+        while isinstance(first, ast.Call) and self._dotted_name(first.func) in (
+                "io.BytesIO", "BytesIO") and first.args:
+            first = first.args[0]     # a stream over bytes: the bytes
+        built = isinstance(first, (ast.BinOp, ast.JoinedStr)) or (
+            isinstance(first, ast.Call) and (
+                (isinstance(first.func, ast.Name) and first.func.id in ("bytes", "bytearray"))
+                or (isinstance(first.func, ast.Attribute)
+                    and first.func.attr in ("encode", "join", "replace", "translate"))))
+        if built:
+            self._add(node, "exec", f"{name}(...) of bytes built at run time")
 
     def _reload(self, node, arg) -> None:
         """``importlib.reload(m)``: honest for a module of the submission's own (a helper beside
@@ -659,6 +704,7 @@ def submission_places(parts: list[tuple[str, str]], files: dict[str, bytes] | No
                 p["cell"] = cell
                 found.append(p)
     found += file_places(files or {})
+    found += pickle_places(files or {}, skip={f for f, _ in parts})
     seen, out = set(), []
     for p in found:
         key = (p["file"], p.get("cell"), p["line"], p["rule"])
@@ -696,3 +742,192 @@ def tamper_message(rules: list[str], places: list[dict], count: int) -> str:
     return (f"this submission's source reaches into the grader's machinery "
             f"({', '.join(rules)}): {shown}{more}; a submission that can tell it is being "
             "graded may behave differently then: read it before accepting the score")
+
+
+# ----------------------------------------------------------------------------- pickled data
+# Unpickling calls what a pickle names: `pickle.load`, `np.load(..., allow_pickle=True)`,
+# `pandas.read_pickle`, `joblib.load` alike. Whether that runs code is a property of the data,
+# not of the call (npy_pickle_copy.py ran the reference from a .npy with no flag, while an
+# honest `pickle.load` of a cached vocabulary was flagged): every data file of a submission and
+# every bytes or string literal that parses as a pickle stream is read opcode by opcode
+# (`pickletools.genops`, linear, under MAX_PICKLE_OPS) and flagged (`exec`) when it would
+# import anything beyond plain containers, NumPy arrays and dtypes (and a tensor's rebuilding).
+MAX_PICKLE_BYTES = 64 << 20    # of one file or archive member read for pickle streams
+MAX_PICKLE_OPS = 2_000_000     # opcodes read in one submission, in all
+MAX_PICKLE_MEMBERS = 1_000     # members of one archive (.npz, .pt) read
+MAX_TEXT_PICKLE_OPS = 100_000  # opcodes read in one file not named as a pickle (its own cap:
+#                                text fails within a few bytes; a padding file cannot spend the
+#                                budget of the pickles after it)
+PICKLE_SUFFIXES = (".pkl", ".pickle", ".npy", ".npz", ".pt", ".pth", ".joblib", ".p", ".ckpt")
+_PICKLE_ALLOWED = {
+    "builtins": {"set", "frozenset", "list", "dict", "tuple", "bytearray", "bytes", "complex",
+                 "int", "float", "str", "bool", "slice", "range"},
+    "__builtin__": {"set", "frozenset", "list", "dict", "tuple", "bytearray", "bytes",
+                    "complex", "int", "float", "str", "unicode", "bool", "slice", "xrange",
+                    "long"},
+    "_codecs": {"encode"},        # how protocol 2 spells bytes
+    "collections": {"OrderedDict", "defaultdict", "Counter", "deque"},
+    "numpy": {"ndarray", "dtype"},
+    "numpy.core.multiarray": {"_reconstruct", "scalar"},
+    "numpy._core.multiarray": {"_reconstruct", "scalar"},
+    "numpy.core.numeric": {"_frombuffer"},
+    "numpy._core.numeric": {"_frombuffer"},
+    "torch._utils": {"_rebuild_tensor", "_rebuild_tensor_v2", "_rebuild_parameter"},
+    "torch": {"Size", "device", "float32", "float64", "float16", "bfloat16", "int64", "int32",
+              "int16", "int8", "uint8", "bool", "FloatStorage", "DoubleStorage",
+              "HalfStorage", "BFloat16Storage", "LongStorage", "IntStorage", "ShortStorage",
+              "CharStorage", "ByteStorage", "BoolStorage"},
+}
+_PICKLE_STRINGS = {"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE", "STRING",
+                   "BINSTRING", "SHORT_BINSTRING"}
+_PICKLE_NO_PUSH = {"MEMOIZE", "PUT", "BINPUT", "LONG_BINPUT", "FRAME", "PROTO"}
+
+
+def _numpy_dtype_class(module: str, name: str) -> bool:
+    """NumPy 2's dtype classes (numpy.dtypes.Float64DType), how some dtypes pickle."""
+    return module == "numpy.dtypes" and name.endswith("DType") and name.isidentifier()
+
+
+class _PickleBudget:
+    def __init__(self, ops: int = MAX_PICKLE_OPS):
+        self.ops = ops
+
+
+def pickle_globals(data: bytes, budget: _PickleBudget | None = None,
+                   whole: bool = True) -> tuple[list[str], bool] | None:
+    """What the pickle streams at the start of `data` would import beyond the allowlist
+    (``module.name``; ``?`` when a STACK_GLOBAL's names cannot be told, or an extension code,
+    or the streams are longer than the budget: fail closed), and whether the whole of `data`
+    was pickle streams. None when `data` does not begin with a pickle stream (or, `whole`,
+    when it is not pickle streams through to its end)."""
+    import io
+    import pickletools
+
+    budget = budget or _PickleBudget()
+    found: list[str] = []
+    pos, streams = 0, 0
+    buf = io.BytesIO(data)
+    while pos < len(data):
+        memo: dict = {}
+        last: list = [None, None]     # the last two values pushed (None: not a string)
+        stream_found: list[str] = []
+        try:
+            for op, arg, _at in pickletools.genops(buf):
+                budget.ops -= 1
+                if budget.ops < 0:      # valid opcodes all along: fail closed
+                    return found + stream_found + ["? (a pickle longer than the scan "
+                                                   "reads)"], False
+                name = op.name
+                if name in _PICKLE_STRINGS:
+                    value = arg if isinstance(arg, str) else None
+                    last = [last[1], value]
+                elif name in ("GLOBAL", "INST"):
+                    module, _, attr = (arg or "").partition(" ")
+                    if attr not in _PICKLE_ALLOWED.get(module, ()) and \
+                            not _numpy_dtype_class(module, attr):
+                        stream_found.append(f"{module}.{attr}"[:80])
+                    last = [last[1], None]
+                elif name == "STACK_GLOBAL":
+                    module, attr = last
+                    if module is None or attr is None:
+                        stream_found.append("?")
+                    elif attr not in _PICKLE_ALLOWED.get(module, ()) and \
+                            not _numpy_dtype_class(module, attr):
+                        stream_found.append(f"{module}.{attr}"[:80])
+                    last = [None, None]
+                elif name in ("EXT1", "EXT2", "EXT4"):
+                    stream_found.append("? (copyreg extension code)")
+                    last = [last[1], None]
+                elif name == "MEMOIZE":
+                    memo[len(memo)] = last[1]
+                elif name in ("PUT", "BINPUT", "LONG_BINPUT"):
+                    memo[arg] = last[1]
+                elif name in ("GET", "BINGET", "LONG_BINGET"):
+                    last = [last[1], memo.get(arg)]
+                elif name not in _PICKLE_NO_PUSH:
+                    last = [last[1], None]
+        except (ValueError, KeyError, TypeError, IndexError, OverflowError, EOFError,
+                UnicodeDecodeError, MemoryError, RecursionError):
+            if streams == 0:
+                return None
+            break                     # trailing bytes that are not a pickle
+        streams += 1
+        found += stream_found
+        pos = buf.tell()
+    # a file that is not named as a pickle is one when it parses through to its end, or when
+    # it declares a protocol (pickle.load reads one stream and leaves what follows)
+    if streams == 0 or (whole and pos < len(data) and data[:1] != b"\x80"):
+        return None
+    return found, pos >= len(data)
+
+
+def _npy_pickle(data: bytes) -> bytes | None:
+    """The pickle of a .npy file of objects (what follows its header), else None."""
+    if not data.startswith(b"\x93NUMPY") or len(data) < 10:
+        return None
+    major = data[6]
+    if major == 1:
+        size, start = int.from_bytes(data[8:10], "little"), 10
+    elif major in (2, 3) and len(data) >= 12:
+        size, start = int.from_bytes(data[8:12], "little"), 12
+    else:
+        return None
+    header = data[start:start + size]
+    if b"'O'" not in header and b'"O"' not in header and b"|O" not in header:
+        return None                   # plain numbers: no pickle
+    return data[start + size:]
+
+
+def _pickle_streams(rel: str, data: bytes, depth: int = 0):
+    """(name, bytes) of each pickle candidate of a file: a .npy's object payload, each member
+    of a zip archive (.npz, a torch .pt), the file itself."""
+    data = bytes(data[:MAX_PICKLE_BYTES])
+    if data.startswith(b"\x93NUMPY"):
+        npy = _npy_pickle(data)
+        if npy is not None:           # an array of objects: its pickle
+            yield rel, npy, False
+        return                        # numbers: no pickle
+    if depth == 0 and b"PK\x05\x06" in data[-(65536 + 22):]:
+        import zipfile
+        try:
+            with zipfile.ZipFile(io_bytes(data)) as z:
+                for k, info in enumerate(z.infolist()):
+                    if k >= MAX_PICKLE_MEMBERS:
+                        break
+                    if info.is_dir() or info.file_size > MAX_PICKLE_BYTES:
+                        continue
+                    with z.open(info) as member:
+                        body = member.read(MAX_PICKLE_BYTES)
+                    for item in _pickle_streams(f"{rel}:{info.filename[:100]}", body, 1):
+                        yield item
+            return
+        except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError,
+                MemoryError, RecursionError, RuntimeError):
+            pass
+    yield rel, data, not rel.lower().endswith(PICKLE_SUFFIXES)
+
+
+def io_bytes(data: bytes):
+    import io
+    return io.BytesIO(data)
+
+
+def pickle_places(files: dict[str, bytes], skip: set | None = None) -> list[dict]:
+    """The data files of a submission whose pickles would run code when loaded (rule ``exec``),
+    each {file, line, rule, code, source}."""
+    budget = _PickleBudget()
+    out = []
+    for rel in sorted(files):
+        if skip and rel in skip:
+            continue
+        for name, data, must_be_whole in _pickle_streams(rel, files[rel]):
+            own = must_be_whole and data[:1] != b"\x80"
+            got = pickle_globals(data, _PickleBudget(MAX_TEXT_PICKLE_OPS) if own else budget,
+                                 whole=must_be_whole)
+            if got and got[0]:
+                calls = ", ".join(dict.fromkeys(got[0]))[:MAX_SOURCE_CHARS]
+                out.append({"file": rel, "line": 1, "rule": "exec",
+                            "code": f"pickle that calls {calls}",
+                            "source": name if name != rel else ""})
+                break
+    return out

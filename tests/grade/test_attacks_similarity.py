@@ -232,22 +232,66 @@ def test_honest_notebook_idioms_get_no_tamper_flag(name):
     assert tamper_flags([("hw.py", HONEST_IDIOMS[name])]) == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "fourth red-team round: pickle.load of the submission's own data file is flagged 'exec' "
-    "(tamper.py flags pickle given anything but a literal), so a student who caches a vocabulary "
-    "or a table with pickle beside the notebook is shown to the staff as reaching into the "
-    "grader, while np.load(..., allow_pickle=True), which unpickles the same way, is not "
-    "flagged (tests/attacks/similarity/npy_pickle_copy.py). General fix: judge unpickling "
-    "alike in both spellings and by what is unpickled (a data file of the submission's own is "
-    "not the worker's machinery; flag the files that pickle code: a pickle's GLOBAL/"
-    "STACK_GLOBAL naming builtins.exec/eval, marshal, types, importlib, read in linear time by "
-    "pickletools-like opcode scanning under a cap)"))
+def _pickled_files(payload) -> dict:
+    """A submission's data files holding `payload` in every way a notebook saves one: pickle
+    (protocols 0-5, and under a name that is not a pickle's), np.save of an object array, a
+    .npz member."""
+    import io
+    import pickle
+
+    import numpy as np
+
+    files = {f"cache{p}.pkl": pickle.dumps(payload, protocol=p) for p in range(6)}
+    files["vocab.txt"] = pickle.dumps(payload, protocol=0)
+    arr = np.empty((), dtype=object)
+    arr[()] = payload
+    buf = io.BytesIO()
+    np.save(buf, arr, allow_pickle=True)
+    files["vocab.npy"] = buf.getvalue()
+    buf = io.BytesIO()
+    np.savez(buf, table=np.arange(6.0).reshape(2, 3), meta=np.array([payload], dtype=object))
+    files["model.npz"] = buf.getvalue()
+    return files
+
+
+UNPICKLING = ("import pickle\nimport numpy as np\nwith open('vocab.pkl', 'rb') as f:\n"
+              "    vocab = pickle.load(f)\ntable = np.load('table.npy')\n"
+              "meta = np.load('vocab.npy', allow_pickle=True).item()\n")
+
+
 def test_unpickling_the_submissions_own_data_file_gets_no_tamper_flag():
+    """pickle.load of a cached vocabulary was flagged exec while np.load(allow_pickle=True),
+    which unpickles the same way, was not (fourth red-team round): both are judged by the data
+    now. Plain containers, NumPy arrays, scalars and dtypes are not flagged."""
+    import collections
+
+    import numpy as np
+
     from graders.grade.tamper import tamper_flags
 
-    code = ("import pickle\nimport numpy as np\nwith open('vocab.pkl', 'rb') as f:\n"
-            "    vocab = pickle.load(f)\ntable = np.load('table.npy')\n")
-    assert tamper_flags([("hw.py", code)]) == []
+    assert tamper_flags([("hw.py", UNPICKLING)]) == []
+    honest = {"vocab": ["a", "b"], "ids": {"a": 0}, "t": (1, 2.5, None, True, b"x", 1j),
+              "s": {1}, "f": frozenset([2]), "od": collections.OrderedDict(a=1),
+              "dd": collections.defaultdict(list), "c": collections.Counter("ab"),
+              "arr": np.arange(6.0).reshape(2, 3), "i": np.int64(3), "dt": np.dtype("<f4"),
+              "rec": np.zeros(2, dtype=[("a", "<i4"), ("b", "<f8")])}
+    files = _pickled_files(honest)
+    assert tamper_flags([("hw.py", UNPICKLING)], files) == []
+
+
+class _CallsPrint:
+    def __reduce__(self):
+        return (print, ("hello",))
+
+
+def test_a_data_file_that_pickles_a_call_is_flagged_with_the_file():
+    from graders.grade.tamper import tamper_flags
+
+    for name, data in _pickled_files({"x": _CallsPrint()}).items():
+        (flag,) = tamper_flags([("hw.py", UNPICKLING)], {name: data})
+        assert flag["rules"] == ["exec"], (name, flag)
+        (place,) = flag["places"]
+        assert place["file"] == name and "print" in place["code"], place
 
 
 # What those tools reach when they are turned on the worker: still flagged.
@@ -441,23 +485,14 @@ DECODED = {
 }
 
 
-_NPY_PICKLE_GAP = pytest.mark.xfail(strict=True, reason=(
-    "fourth red-team round: the reference's source run while NumPy unpickles a data file "
-    "(np.load(allow_pickle=True) of an object array whose pickle execs it) passes every check "
-    "with no tamper flag and no copy flag. General fix: read the submission's data files for "
-    "pickled code (pickletools opcodes in linear time under a cap: GLOBAL/STACK_GLOBAL naming "
-    "builtins eval/exec/compile/getattr, marshal, types, importlib, os, subprocess), and judge "
-    "np.load(allow_pickle=True) as pickle.load; a file written at run time and then unpickled "
-    "stays beyond a static reading (flag allow_pickle=True, or refuse REDUCE of such callables "
-    "in the worker by wrapping pickle's find_class)"))
-
-
 @needs_bwrap
 @pytest.mark.parametrize("name", [
     # a SourceFileLoader subclass whose get_data decodes vocab.bin: flagged since the fourth
     # red-team round (rule exec: a class deriving from importlib's loaders)
     "loader_data_copy.py",
-    pytest.param("npy_pickle_copy.py", marks=_NPY_PICKLE_GAP),
+    # a .npy whose pickle calls eval, loaded with np.load(allow_pickle=True): flagged by the
+    # data file since the pickle scan (rule exec, the file named)
+    "npy_pickle_copy.py",
 ])
 def test_a_reference_copy_run_from_data_is_flagged(name, tmp_path, spec):
     d = tmp_path / "hw"

@@ -146,10 +146,12 @@ NOT_REACHING = {
     "nan_results.py": "NaN results",
     "universal_exception.py": "one exception of every type",
     "wrong_first_answer.py": "answers that depend on how often it is asked",
-    # EVADES the scan (fourth red-team round, strict xfails in test_attacks_similarity.py):
-    # code built at run time from data with no exec/eval/compile/decoder named; move to
-    # REACHING ({"exec"}) with the fix
-    "npy_pickle_copy.py": "EVADES: np.load(allow_pickle=True) of a pickle that execs code",
+    # flagged by its data file, not its source: vocab.npy (built by test_attacks_similarity.py)
+    # pickles a call of eval, which the pickle scan flags (rule exec, with the file); the source
+    # alone, an np.load(allow_pickle=True) of the submission's own data, is honest
+    "npy_pickle_copy.py": "its data file is flagged (pickled code), not its source",
+    # EVADES the scan (fourth red-team round, strict xfail in test_attacks_similarity.py):
+    # code built at run time from data with no exec/eval/compile/decoder named
     "written_module.py": "EVADES: writes a decoded module into its own folder and imports it",
 }
 KERNELS = "CUDA sources: native code by design, judged by the kernel include filter"
@@ -236,7 +238,11 @@ def test_the_bundled_hostile_examples_that_reach_the_worker_are_flagged():
     ("code = input()\nexec(code)", "exec"),
     ("eval(f'{1}+1')", "exec"),
     ("import importlib\nimportlib.import_module(name)", "exec"),
-    ("import pickle\npickle.loads(blob)", "exec"),
+    ("import pickle\npickle.loads(b'cbuiltins\\neval\\n(S\\'1\\'\\ntR.')", "exec"),
+    ("import pickle, io\nP = b'\\x80\\x04\\x8c\\x02os\\x8c\\x06system\\x93.'\n"
+     "pickle.load(io.BytesIO(P))", "exec"),
+    ("import pickle\npickle.loads(b'c' + b'builtins\\nexec\\n' + B)", "exec"),
+    ("import pickle, base64\npickle.loads(base64.b64decode(B))", "exec_decoded"),
     ("import marshal\nexec(marshal.loads(b'...'))", "exec"),
     ("import zlib, base64\nexec(zlib.decompress(base64.b64decode(B)))", "exec_decoded"),
     ("import codecs\nsrc = codecs.decode(S, 'rot13')\nexec(src)", "exec_decoded"),
@@ -264,6 +270,10 @@ def test_each_rule_flags_its_place(code, rule):
     "path = 'data/sandbox/x.npy'; name = 'ANDREA-120M'",
     "import sys\nsys.path.append('..')\nsys.setrecursionlimit(10000)",
     "import pickle\nwith open('t.pkl', 'wb') as f:\n    pickle.dump([1], f)",
+    "import pickle\nwith open('t.pkl', 'rb') as f:\n    t = pickle.load(f)",   # judged by data
+    "import pickle\nc = pickle.loads(pickle.dumps(blob))",
+    "import pickle\nx = pickle.loads(b'\\x80\\x04]\\x94(K\\x01K\\x02e.')",   # a literal list
+    "import numpy as np\nv = np.load('v.npy', allow_pickle=True).item()",
     "import warnings\nwarnings.filterwarnings('ignore')",
     "import matplotlib.pyplot as plt\nplt.rcParams['figure.dpi'] = 100",
     "import time, logging\nt = time.perf_counter()\nlogging.getLogger(__name__).info('x')",
