@@ -752,7 +752,7 @@ def tamper_message(rules: list[str], places: list[dict], count: int) -> str:
 # every bytes or string literal that parses as a pickle stream is read opcode by opcode
 # (`pickletools.genops`, linear, under MAX_PICKLE_OPS) and flagged (`exec`) when it would
 # import anything beyond plain containers, NumPy arrays and dtypes (and a tensor's rebuilding).
-MAX_PICKLE_BYTES = 64 << 20    # of one file or archive member read for pickle streams
+MAX_PICKLE_BYTES = 16 << 20    # of one file or archive member read for pickle streams
 MAX_PICKLE_OPS = 2_000_000     # opcodes read in one submission, in all
 MAX_PICKLE_MEMBERS = 1_000     # members of one archive (.npz, .pt) read
 MAX_TEXT_PICKLE_OPS = 100_000  # opcodes read in one file not named as a pickle (its own cap:
@@ -760,9 +760,9 @@ MAX_TEXT_PICKLE_OPS = 100_000  # opcodes read in one file not named as a pickle 
 #                                budget of the pickles after it)
 PICKLE_SUFFIXES = (".pkl", ".pickle", ".npy", ".npz", ".pt", ".pth", ".joblib", ".p", ".ckpt")
 _PICKLE_ALLOWED = {
-    "builtins": {"set", "frozenset", "list", "dict", "tuple", "bytearray", "bytes", "complex",
+    "builtins": {"object", "set", "frozenset", "list", "dict", "tuple", "bytearray", "bytes", "complex",
                  "int", "float", "str", "bool", "slice", "range"},
-    "__builtin__": {"set", "frozenset", "list", "dict", "tuple", "bytearray", "bytes",
+    "__builtin__": {"object", "set", "frozenset", "list", "dict", "tuple", "bytearray", "bytes",
                     "complex", "int", "float", "str", "unicode", "bool", "slice", "xrange",
                     "long"},
     "_codecs": {"encode"},        # how protocol 2 spells bytes
@@ -772,6 +772,21 @@ _PICKLE_ALLOWED = {
     "numpy._core.multiarray": {"_reconstruct", "scalar"},
     "numpy.core.numeric": {"_frombuffer"},
     "numpy._core.numeric": {"_frombuffer"},
+    "numpy.ma": {"MaskedArray"},
+    "numpy.ma.core": {"_mareconstruct", "MaskedArray"},
+    # a generator's state (np.random.default_rng(0) pickled): constructors by name
+    "numpy.random._pickle": {"__generator_ctor", "__bit_generator_ctor",
+                             "__randomstate_ctor"},
+    "numpy.random.bit_generator": {"SeedSequence", "__pyx_unpickle_SeedSequence"},
+    "numpy.random._pcg64": {"PCG64", "PCG64DXSM"},
+    "numpy.random._mt19937": {"MT19937"},
+    "numpy.random._philox": {"Philox"},
+    "numpy.random._sfc64": {"SFC64"},
+    "numpy.random.mtrand": {"RandomState"},
+    # protocols 0-1 (and dok_matrix) rebuild an object as cls.__new__ + base.__init__: both
+    # are globals of the pickle, judged here too
+    "copyreg": {"_reconstructor"},
+    "copy_reg": {"_reconstructor"},
     "torch._utils": {"_rebuild_tensor", "_rebuild_tensor_v2", "_rebuild_parameter"},
     "torch": {"Size", "device", "float32", "float64", "float16", "bfloat16", "int64", "int32",
               "int16", "int8", "uint8", "bool", "FloatStorage", "DoubleStorage",
@@ -783,9 +798,17 @@ _PICKLE_STRINGS = {"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE", "
 _PICKLE_NO_PUSH = {"MEMOIZE", "PUT", "BINPUT", "LONG_BINPUT", "FRAME", "PROTO"}
 
 
+_SPARSE = {"csr", "csc", "coo", "lil", "dok", "bsr", "dia"}
+
+
 def _numpy_dtype_class(module: str, name: str) -> bool:
-    """NumPy 2's dtype classes (numpy.dtypes.Float64DType), how some dtypes pickle."""
-    return module == "numpy.dtypes" and name.endswith("DType") and name.isidentifier()
+    """NumPy 2's dtype classes (numpy.dtypes.Float64DType), how some dtypes pickle; SciPy's
+    sparse matrices and arrays (``scipy.sparse._csr.csr_matrix``: a table a student caches)."""
+    if module == "numpy.dtypes":
+        return name.endswith("DType") and name.isidentifier()
+    head, _, kind = module.rpartition(".")
+    return head == "scipy.sparse" and kind.lstrip("_") in _SPARSE and \
+        name in (f"{kind.lstrip('_')}_matrix", f"{kind.lstrip('_')}_array")
 
 
 class _PickleBudget:
@@ -890,14 +913,23 @@ def _pickle_streams(rel: str, data: bytes, depth: int = 0):
     if depth == 0 and b"PK\x05\x06" in data[-(65536 + 22):]:
         import zipfile
         try:
+            unpacked = 0
             with zipfile.ZipFile(io_bytes(data)) as z:
                 for k, info in enumerate(z.infolist()):
                     if k >= MAX_PICKLE_MEMBERS:
                         break
-                    if info.is_dir() or info.file_size > MAX_PICKLE_BYTES:
+                    if info.is_dir():
                         continue
                     with z.open(info) as member:
-                        body = member.read(MAX_PICKLE_BYTES)
+                        body = member.read(1 << 12)
+                        if body.startswith(b"\x93NUMPY") and _npy_pickle(body) is None \
+                                and b"\n" in body:
+                            continue          # an array of numbers: its header says so
+                        unpacked += info.file_size     # what zipfile will read, at most
+                        if info.file_size > MAX_PICKLE_BYTES or unpacked > 4 * MAX_PICKLE_BYTES:
+                            yield f"{rel}:{info.filename[:100]}", b"", None   # a bomb: fail
+                            return                                            # closed
+                        body += member.read(MAX_PICKLE_BYTES)
                     for item in _pickle_streams(f"{rel}:{info.filename[:100]}", body, 1):
                         yield item
             return
@@ -916,14 +948,27 @@ def pickle_places(files: dict[str, bytes], skip: set | None = None) -> list[dict
     """The data files of a submission whose pickles would run code when loaded (rule ``exec``),
     each {file, line, rule, code, source}."""
     budget = _PickleBudget()
+    text_budget = _PickleBudget()    # files not named as pickles, in all
     out = []
     for rel in sorted(files):
         if skip and rel in skip:
             continue
         for name, data, must_be_whole in _pickle_streams(rel, files[rel]):
+            if must_be_whole is None:
+                out.append({"file": rel, "line": 1, "rule": "exec", "source": name,
+                            "code": "archive member larger than the scan reads"})
+                break
             own = must_be_whole and data[:1] != b"\x80"
-            got = pickle_globals(data, _PickleBudget(MAX_TEXT_PICKLE_OPS) if own else budget,
-                                 whole=must_be_whole)
+            if own:
+                if text_budget.ops <= 0:     # padding spent it: fail closed, once
+                    out.append({"file": rel, "line": 1, "rule": "exec", "source": "",
+                                "code": "pickle data past what the scan reads"})
+                    return out
+                sub = _PickleBudget(min(MAX_TEXT_PICKLE_OPS, text_budget.ops))
+                got = pickle_globals(data, sub, whole=True)
+                text_budget.ops -= min(MAX_TEXT_PICKLE_OPS, text_budget.ops) - max(sub.ops, 0)
+            else:
+                got = pickle_globals(data, budget, whole=must_be_whole)
             if got and got[0]:
                 calls = ", ".join(dict.fromkeys(got[0]))[:MAX_SOURCE_CHARS]
                 out.append({"file": rel, "line": 1, "rule": "exec",

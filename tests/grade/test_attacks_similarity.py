@@ -274,7 +274,15 @@ def test_unpickling_the_submissions_own_data_file_gets_no_tamper_flag():
               "s": {1}, "f": frozenset([2]), "od": collections.OrderedDict(a=1),
               "dd": collections.defaultdict(list), "c": collections.Counter("ab"),
               "arr": np.arange(6.0).reshape(2, 3), "i": np.int64(3), "dt": np.dtype("<f4"),
-              "rec": np.zeros(2, dtype=[("a", "<i4"), ("b", "<f8")])}
+              "rec": np.zeros(2, dtype=[("a", "<i4"), ("b", "<f8")]),
+              "rng": np.random.default_rng(0), "rs": np.random.RandomState(0),
+              "ma": np.ma.masked_array([1.0, 2.0], [0, 1])}
+    try:
+        import scipy.sparse as sp
+        m = sp.random(4, 4, density=0.5, format="csr", random_state=0)
+        honest.update(csr=m, coo=m.tocoo(), dok=m.todok(), lil=m.tolil(), arr=sp.csr_array(m))
+    except ImportError:
+        pass
     files = _pickled_files(honest)
     assert tamper_flags([("hw.py", UNPICKLING)], files) == []
 

@@ -495,3 +495,43 @@ def test_the_compiled_rule(code):
 ])
 def test_the_compiled_rule_leaves_honest_code_alone(code):
     assert tamper_flags([("hw.py", code)]) == []
+
+
+# ----------------------------------------------------------------------------- pickled data
+def test_the_pickle_scan_is_bounded_and_fails_closed():
+    """Data files are read for pickles in linear time under caps (pickletools opcodes); what a
+    cap leaves unread is flagged rather than passed: a pickle longer than the opcode budget, an
+    archive member that unpacks past the byte cap (a zip bomb), padding files that spend the
+    budget of files not named as pickles. Honest data (text, numbers, a zip of CSV files, an
+    .npz of numbers compressed a thousandfold) is read without a flag."""
+    import io
+    import pickle
+    import time
+    import zipfile
+
+    import numpy as np
+
+    from graders.grade.tamper import pickle_places
+
+    honest = {"notes.txt": b"country,pop\nNL,17.5\n" * 5000, "w.bin": bytes(range(256)) * 4096}
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("a.csv", b"1.0,2.0\n" * 10000)
+    honest["tables.zip"] = buf.getvalue()
+    buf = io.BytesIO()
+    np.savez_compressed(buf, z=np.zeros((2000, 2000)))
+    honest["zeros.npz"] = buf.getvalue()
+    started = time.process_time()
+    assert pickle_places(honest) == []
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("m.pkl", bytes(40 << 20))
+    (place,) = pickle_places({"bomb.npz": buf.getvalue()})
+    assert place["rule"] == "exec" and "larger than the scan reads" in place["code"]
+    (place,) = pickle_places({"pad.txt": b"(" * 300_000})        # valid opcodes all along
+    assert place["file"] == "pad.txt" and "?" in place["code"]
+    padding = {f"p{k:02}.txt": pickle.dumps([0] * 30_000, protocol=0) for k in range(40)}
+    padding["z.txt"] = pickle.dumps(print, protocol=0)
+    assert pickle_places(padding), "padding spent the budget and the last file was not read"
+    assert time.process_time() - started < 60      # linear: a few seconds on a loaded machine
