@@ -23,6 +23,7 @@ import pytest
 from andrea_runtime import protocol as P
 from graders.grade import batch, cli, formats, grading, proxy as px, sandbox, session
 from graders.grade.grading import GraderError, load_submission
+from graders.grade.report import BatchRow
 
 from .conftest import (CORRECT, HAS_BWRAP, HOSTILE, LIMITS, SANDBOX, grade_path, leftovers,
                        needs_bwrap, statuses)
@@ -317,7 +318,7 @@ def test_injected_text_stays_inert_in_every_format(spec, tmp_path):
     assert "[red]evil" in plain and "[bold green]FULL MARKS[/]" in plain   # shown, not applied
     assert ":thumbs_up:" in plain
     csv_file = tmp_path / "s.csv"
-    batch.write_csv(csv_file, [{"submission": rep["submission"], "score": 1.0}], [])
+    batch.write_csv(csv_file, [BatchRow(rep["submission"], score=1.0)], [])
     cell = csv_file.read_text(encoding="utf-8").splitlines()[1]
     assert cell.startswith("\"'=HYPERLINK") and "\x1b" not in cell
 
