@@ -1,6 +1,7 @@
 """The import rule, applied while a submission runs (standard library only).
 
-A submission may import Python's standard library, its own modules (files in its folder) and
+A submission may import Python's standard library, its own modules (files in its folder when
+the rule is made, before its code runs: one written there at run time is not one of them) and
 the packages of ONE list, ``graders/conformance/imports.yaml`` (``sources.ALLOWED_PACKAGES``);
 anything else raises ``ModuleNotFoundError``, as it would where the package is not installed,
 whatever else is installed where it runs. The same class is installed by ``andrea-conform``
@@ -58,7 +59,10 @@ class ImportRule:
         importlib_dir = os.path.dirname(getattr(sys.modules.get("importlib"), "__file__", "")
                                         or os.devnull)
         self._machinery = (os.path.join(importlib_dir, ""),) if importlib_dir else ()
-        self._own: dict[str, bool] = {}
+        # the submission's own modules are the files it handed in: those in its folder when the
+        # rule is made (before any of its code runs); a module written there at run time is
+        # not one of them (fifth red-team round, tests/attacks/filesystem/written_module.py)
+        self._own = _own_names(self.folders)
         self._envs = _environments(self.folders)
         self._roots = _code_roots(self.folders, self._envs)
         self._saved: dict = {}
@@ -68,12 +72,7 @@ class ImportRule:
         top = name.split(".", 1)[0]
         if top in self.allowed or top in sys.builtin_module_names or _stdlib(top):
             return True
-        own = self._own.get(top)
-        if own is None:
-            own = self._own[top] = any(
-                os.path.isfile(os.path.join(f, top + ".py")) or os.path.isdir(os.path.join(f, top))
-                for f in self.folders)
-        return own
+        return top in self._own
 
     def message(self, name: str) -> str:
         return MSG_NOT_ALLOWED.format(module=name.split(".", 1)[0],
@@ -290,6 +289,26 @@ def _wrappers(rule: ImportRule) -> tuple:
 # the wrappers' frames belong to the import machinery (ImportRule._asked_by_submission)
 _WRAPPER_CODES = frozenset(f.__code__ for f in _wrappers(
     type("_Codes", (), {"_guarded_import": None, "_guarded_import_module": None})()))
+
+
+def _own_names(folders: tuple) -> frozenset:
+    """The names the submission's own modules and packages have now: a ``name.py`` file or a
+    ``name`` folder in its folder (none where the folder cannot be read)."""
+    names = set()
+    for folder in folders:
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    try:
+                        if entry.is_dir():
+                            names.add(entry.name)
+                        elif entry.name.endswith(".py") and entry.is_file():
+                            names.add(entry.name[:-3])
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+    return frozenset(names)
 
 
 def _environments(folders: tuple) -> tuple:

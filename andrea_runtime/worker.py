@@ -469,13 +469,17 @@ def _run_cells(path: str, ranges: list, namespace: dict) -> list:
 
 def _enter_files(args) -> None:
     """Run the submission where its entry lies among its own files, as Jupyter runs a notebook
-    in its folder and ``python hw.py`` finds ``hw.py``'s neighbours: the working folder and
-    sys.path[0] are the entry's folder. The grader's copy (`args.files`) is read-only, so the
-    files are copied into the worker's writable working folder first (inside its disk quota:
-    reading ``open('scale.txt')`` and writing ``plt.savefig('fig.png')`` both work), and the
-    entry is imported from the copy; the copy holds the submission's files only. Where the
-    copy cannot be made (no room), the entry runs in the read-only folder itself."""
+    in its folder and ``python hw.py`` finds ``hw.py``'s neighbours. The grader's copy
+    (`args.files`) is read-only, so the files are copied into the worker's writable home first
+    (inside its disk quota) and the entry's folder of that copy is the working folder: reading
+    ``open('scale.txt')`` and writing ``plt.savefig('fig.png')`` both work. The entry and its
+    modules are still imported from the read-only folder (sys.path[0] and the import rule's
+    folder, _isolate_imports): a submission's own modules are the files it handed in, byte for
+    byte, and a module written into the working folder at run time is not one of them (fifth
+    red-team round, tests/attacks/filesystem/written_module.py). Where the copy cannot be made
+    (no room), the working folder is the read-only folder itself."""
     entry = os.path.abspath(args.module)
+    work = os.path.dirname(entry)
     if args.files is not None:
         import shutil
 
@@ -483,12 +487,12 @@ def _enter_files(args) -> None:
         dest = os.path.join(os.getcwd(), FILES_COPY)
         try:
             shutil.copytree(src, dest, symlinks=True, copy_function=shutil.copyfile)
-            entry = os.path.join(dest, os.path.relpath(entry, src))
+            work = os.path.dirname(os.path.join(dest, os.path.relpath(entry, src)))
         except (OSError, shutil.Error):
             shutil.rmtree(dest, ignore_errors=True)
     args.module = entry
     try:
-        os.chdir(os.path.dirname(entry))
+        os.chdir(work)
     except OSError:
         pass
 

@@ -74,6 +74,31 @@ def test_a_library_imports_what_it_needs(run):
         "plt.plot([1, 2])")
 
 
+def test_a_module_written_at_run_time_is_not_the_submissions_own(run, tmp_path):
+    """The submission's own modules are the files in its folder when the rule is made (before
+    its code runs), as in the grader, whose worker imports them from the read-only hand-in
+    (fifth red-team round, tests/attacks/filesystem/written_module.py): the self-check refuses
+    a module written beside the submission at run time, as the grader does; one handed in
+    (helper_mod), a package and a reload of one's own helper still import."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from .inner import V\n")
+    (tmp_path / "pkg" / "inner.py").write_text("V = 3\n")
+    for name in ("fastpath", "pkg", "pkg.inner"):
+        sys.modules.pop(name, None)
+    ns = run("import importlib, pkg, helper_mod\nimportlib.reload(helper_mod)\n"
+             "x = pkg.V + helper_mod.VALUE")
+    assert ns["x"] == 10
+    with pytest.raises(ModuleNotFoundError, match="No module named 'fastpath'"):
+        run("from pathlib import Path\n"
+            f"Path({str(tmp_path)!r}, 'fastpath.py').write_text('V = 1\\n')\n"
+            "import fastpath")
+    with pytest.raises(ModuleNotFoundError, match="No module named 'fastpath2'"):
+        run("import importlib\nfrom pathlib import Path\n"
+            f"Path({str(tmp_path)!r}, 'fastpath2.py').write_text('V = 1\\n')\n"
+            "importlib.import_module('fastpath2')")
+    assert "fastpath" not in sys.modules and "fastpath2" not in sys.modules
+
+
 def test_removed_rule_leaves_imports_alone(tmp_path):
     rule = ImportRule(ALLOWED_PACKAGES, str(tmp_path)).install()
     rule.remove()

@@ -298,15 +298,6 @@ def test_no_host_path_is_seen_from_inside_the_sandbox(spec, tmp_path):
 
 
 @needs_bwrap
-@pytest.mark.xfail(strict=True, reason=(
-    "fourth red-team round: since ee1426c the submission runs from a writable copy of its files "
-    "whose folder is sys.path[0] and the import rule's own-modules folder, so a module written "
-    "there at run time (the reference decoded from a data file) imports with a plain import: "
-    "both checks pass with no tamper or copy flag. General fix: the import rule's own modules "
-    "are the files handed in (judged against the grader's read-only submission/, which the "
-    "worker gets as --files): a module of the copy that is not there, or whose bytes differ "
-    "from the handed-in file's, is refused (an ImportError the student reads), e.g. by wrapping "
-    "SourceFileLoader.get_data for paths under the copy"))
 def test_a_module_written_at_run_time_is_not_the_submissions_own(tmp_path, spec):
     from .test_attacks_similarity import _reference_module
 
@@ -319,6 +310,30 @@ def test_a_module_written_at_run_time_is_not_the_submissions_own(tmp_path, spec)
     ran = [c["status"] for c in rep["checks"]] == ["passed", "passed"]
     flagged = [f for f in rep["flags"] if f["kind"] in ("grader_tamper", "reference_copy")]
     assert not ran or flagged, (rep["checks"], rep["flags"])
+    # the submission's own modules are imported from the read-only submission/ (the working
+    # folder is the writable copy), so the write beside __file__ fails; written into the
+    # working folder and put on sys.path, the module is refused by the import rule
+    assert rep["import"]["error"], rep["import"]
+    (d / "submission.py").write_text(
+        "import sys\nfrom pathlib import Path\n"
+        "Path('fastpath.py').write_bytes(bytes(b ^ 0x5A for b in Path('vocab.bin').read_bytes()))\n"
+        "sys.path.insert(0, '.')\nsys.path.insert(0, str(Path.cwd()))\n"
+        "from fastpath import *  # noqa\n", encoding="utf-8")
+    rep = grade_path(d, spec, select=["lookup_selects_row", "vector_norm"], limits=LIMITS,
+                     sandbox="bwrap")
+    msg = rep["import"]["error"]["msg"]
+    assert "No module named 'fastpath'" in msg and "/sandbox" not in msg, rep["import"]
+    # byte for byte: a handed-in module overwritten in the working folder at run time is
+    # imported as it was handed in (here a stub that defines nothing)
+    (d / "fastpath.py").write_text("STUB = True\n", encoding="utf-8")
+    (d / "submission.py").write_text(
+        "from pathlib import Path\n"
+        "Path('fastpath.py').write_bytes(bytes(b ^ 0x5A for b in Path('vocab.bin').read_bytes()))\n"
+        "import fastpath\nassert not hasattr(fastpath, 'STUB'), 'the handed-in stub'\n"
+        "from fastpath import *  # noqa\n", encoding="utf-8")
+    rep = grade_path(d, spec, select=["lookup_selects_row", "vector_norm"], limits=LIMITS,
+                     sandbox="bwrap")
+    assert "the handed-in stub" in rep["import"]["error"]["msg"], rep["import"]
 
 
 @needs_bwrap

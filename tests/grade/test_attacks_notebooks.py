@@ -180,16 +180,18 @@ def test_a_notebook_reads_the_files_beside_it_as_in_jupyter(tmp_path, spec):
 
 
 # What the submission's own code checks where it runs (an assert failing at import would lose
-# the functions): its working folder and sys.path[0] are its entry's folder, which holds its
-# files only (none of the grader's), can be read by relative path and written to.
+# the functions): its working folder is (a copy of) its entry's folder, which holds its files
+# only (none of the grader's), can be read by relative path and written to; its modules are
+# imported from the files handed in (sys.path[0] and __file__'s folder: the grader's
+# read-only copy, which lists the same files).
 WHERE_IT_RUNS = """
 import os, sys
 with open('scale.txt') as f:
     SCALE = float(f.read())
 with open(os.path.join('data', 'more.txt')) as f:
     assert f.read() == 'x'
-assert os.path.samefile(os.getcwd(), sys.path[0]), (os.getcwd(), sys.path[0])
-assert os.path.samefile(os.getcwd(), os.path.dirname(os.path.abspath(__file__)))
+assert os.path.samefile(sys.path[0], os.path.dirname(os.path.abspath(__file__)))
+assert sorted(os.listdir(sys.path[0])) == sorted(os.listdir('.')), (sys.path[0], os.getcwd())
 assert set(os.listdir('.')) <= {'scale.txt', 'data', 'helper_mod.py', ENTRY, GENERATED}, \\
     sorted(os.listdir('.'))
 with open('fig.txt', 'w') as f:

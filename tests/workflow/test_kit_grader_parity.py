@@ -8,7 +8,8 @@ student's real code does: an import outside the one list of importable packages
 (graders/conformance/imports.yaml: numba and PyYAML are installed here, tqdm is not), the same
 behind try/except ImportError, an import inside a function, a helper module beside it, a
 print at import, a lookup slower than the grader's per-call limit, an error at import, and a
-notebook that imports matplotlib.pyplot first and plots."""
+notebook that imports matplotlib.pyplot first and plots, a folder of honest files (a helper
+package, a reload, data read beside it, a saved figure) and a notebook in a subfolder."""
 
 from __future__ import annotations
 
@@ -82,6 +83,39 @@ def _reads_beside(folder: Path, kind: str) -> Path:
     return d
 
 
+def _honest_files(folder: Path) -> Path:
+    """What students do with their own files, which the grader's worker must keep working
+    although it imports a submission's modules from the read-only hand-in and runs it in a
+    writable copy (fifth red-team round): a helper package with relative imports, a reload of
+    one's own helper, a data file read beside ``__file__``, a figure saved into the working
+    folder and read back."""
+    d = folder / "honest_files"
+    (d / "hw_tools").mkdir(parents=True)
+    (d / "hw_tools" / "__init__.py").write_text("from .geometry import length\n")
+    (d / "hw_tools" / "geometry.py").write_text("import math\n\ndef length(v):\n"
+                                           "    return math.sqrt(sum(x * x for x in v))\n")
+    (d / "scale.txt").write_text("1.0\n")
+    (d / "hw.py").write_text(
+        "import importlib\nimport os\nimport matplotlib\nmatplotlib.use('Agg')\n"
+        "import matplotlib.pyplot as plt\nimport hw_tools\nimport hw_tools.geometry\n"
+        "importlib.reload(hw_tools.geometry)\n"
+        "with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'scale.txt')) as f:\n"
+        "    SCALE = float(f.read())\n"
+        "plt.plot([1, 2])\nplt.savefig('fig.png')\nassert os.path.getsize('fig.png') > 0\n" +
+        BASE_TEXT + "\n\ndef norm(v):\n    return float(hw_tools.length(v)) * SCALE\n")
+    return d
+
+
+def _notebook_in_subfolder(folder: Path) -> Path:
+    """A notebook kept in a subfolder of the hand-in, importing the module beside it."""
+    d = folder / "nested"
+    (d / "week3").mkdir(parents=True)
+    (d / "week3" / "week3_util.py").write_text("SCALE = 1.0\n")
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import week3_util\n" + BASE_TEXT)]), d / "week3" / "hw.ipynb")
+    return d
+
+
 SUBMISSIONS = {
     "imports_numba": dict(head="import numba\n"),
     "imports_yaml": dict(head="import yaml\n"),
@@ -107,6 +141,10 @@ def _make(name: str, folder: Path) -> Path:
         return _notebook(folder)
     if name == "with_helper":
         return _helper_folder(folder)
+    if name == "honest_files":
+        return _honest_files(folder)
+    if name == "notebook_in_subfolder":
+        return _notebook_in_subfolder(folder)
     if name.startswith("reads_beside_"):
         return _reads_beside(folder, name.rsplit("_", 1)[1])
     if name == "package":          # a package handed in: its modules import each other
@@ -157,6 +195,7 @@ EXPECTED = {   # the verdict both must give (None: cannot be imported)
     "tqdm_or_fallback": "passed", "prints_at_import": "passed", "with_helper": "passed",
     "plots_first": "passed", "package": "passed", "site_builtins_at_import": "passed",
     "reads_beside_notebook": "passed", "reads_beside_module": "passed",
+    "honest_files": "passed", "notebook_in_subfolder": "passed",
     "imports_in_a_call": {"lookup_selects_row": ("failed", "raised", None),
                           "lookup_shape_and_dtype": ("failed", "raised", None),
                           "dot_product": ("passed", None, None)},
