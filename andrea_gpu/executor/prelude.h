@@ -189,9 +189,11 @@ int barrier_reduce(int pred, int op, const char *file, int line);  // __syncthre
 #define __syncthreads_and(pred) ::andrea_exec::barrier_reduce(!!(pred), 1, __FILE__, __LINE__)
 #define __syncthreads_or(pred) ::andrea_exec::barrier_reduce(!!(pred), 2, __FILE__, __LINE__)
 #define __trap() ::andrea_exec::trap(__FILE__, __LINE__)
-// Memory fences order nothing on one OS thread; a compiler barrier keeps their meaning for -O2.
-#define __threadfence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
-#define __threadfence_block() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+// Memory fences: fibers share one OS thread, so a fence only tells the race checker (a fence
+// then an atomic is a release, runtime.cpp) and keeps the compiler from moving accesses across.
+namespace andrea_exec { void fence(int device); }
+#define __threadfence() (::andrea_exec::fence(1), __atomic_signal_fence(__ATOMIC_SEQ_CST))
+#define __threadfence_block() (::andrea_exec::fence(0), __atomic_signal_fence(__ATOMIC_SEQ_CST))
 
 // Atomics: fibers never run at the same time, so a read-modify-write is atomic as written.
 // They are not instrumented by the compiler; each one tells the runtime its address and its
@@ -452,7 +454,7 @@ static inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned s) { 
 // Timing and scheduling hints: nothing to wait for here.
 static inline void __nanosleep(unsigned) {}
 static inline long long clock64() { static long long t = 0; return t += 1000; }
-#define __threadfence_system() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+#define __threadfence_system() __threadfence()
 
 // ----------------------------------------------------------------------------- refused words
 // The kernel file is checked for these before it is compiled (andrea_gpu/host.py), but a macro

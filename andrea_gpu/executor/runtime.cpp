@@ -23,6 +23,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <functional>
+#include <unordered_map>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
@@ -116,6 +117,12 @@ struct Fiber {
     unsigned xseq[2];            // alternately: exchange k uses slot k % 2, stamped k + 1
     unsigned xk;                 // exchanges this lane has entered
     int bred[2];                 // __syncthreads_count/and/or: this thread's predicate, by epoch % 2
+    // Fences (__threadfence, __threadfence_block) this thread has passed in the current block,
+    // and where its last one of each scope was (epoch, wepoch, fences passed after it; fseq 0:
+    // none): an atomic after a fence releases what came before the fence (see Release).
+    unsigned fseq;
+    unsigned dev_epoch, dev_wepoch, dev_fseq;
+    unsigned any_epoch, any_wepoch, any_fseq;
     const char *bar_file;
     int bar_line;
 };
@@ -131,7 +138,8 @@ struct Fiber {
 // model calls it a data race, compute-sanitizer's racecheck reports it, and `atomicExch(g, *g +
 // v)` loses updates on a GPU). Two atomics never conflict, unless one is block-scoped
 // (atomicAdd_block, ...) and they come from different blocks: such an atomic is atomic only
-// among the threads of its block.
+// among the threads of its block. A fence then an atomic releases, and another thread's later
+// atomic on that word acquires, an ordering across threads and blocks (see Release).
 // site: code address relative to this library's launch(), 32 bits (one library is small).
 // write: bit 0 a write (an atomic is a read and a write), bit 1 an atomic, bit 2 block-scoped,
 // bit 3 a read an atomicCAS of the same thread checked.
@@ -139,11 +147,13 @@ struct Fiber {
 // neighbouring bytes (a char array) do not conflict.
 // K_GUESS marks a plain read that this thread's atomicCAS then compared with (see Pending).
 enum { K_WRITE = 1, K_ATOMIC = 2, K_BLOCK = 4, K_GUESS = 8 };
-struct Acc { int32_t site; uint32_t blk, epoch, wepoch; uint16_t thr; uint8_t write, mask; };
+// fseq: the fences the thread had passed when it made the access (see Release).
+struct Acc { int32_t site; uint32_t blk, epoch, wepoch, fseq; uint16_t thr; uint8_t write, mask; };
 // unwritten: bytes of the word no access has written yet (for shared-memory reads).
 // pre1, pre2: the word as it was before atomic a1, a2; alast: which atomic modified the word
 // last (1, 2), 0 when a plain write came after it (or none was seen).
-struct Cell { Acc w, r1, r2, a1, a2; uint32_t pre1, pre2; uint8_t unwritten, alast; };
+// rel: an atomic after a fence released something through this word (g_rel holds what).
+struct Cell { Acc w, r1, r2, a1, a2; uint32_t pre1, pre2; uint8_t unwritten, alast, rel; };
 static const uint32_t NONE = 0xFFFFFFFFu;
 static const size_t kWordsPerPage = 256;
 
@@ -170,9 +180,42 @@ struct Launch {
     unsigned long long rng = 0;
     std::vector<Range> ranges;
     Range *last = nullptr;      // the range of the previous access (most accesses repeat it)
-    uint32_t blk = 0, thr = 0, epoch = 0, wepoch = 0;
+    uint32_t blk = 0, thr = 0, epoch = 0, wepoch = 0, fseq = 0;
     bool track = false;
 };
+
+// ----------------------------------------------------------------------------- fences
+// CUDA's memory model (the programming guide's last-block reduction): a thread's fence
+// (__threadfence(), or __threadfence_block() for its block) followed by an atomic on a word is
+// a release; another thread's later atomic on that word (every atomic here is a
+// read-modify-write, so it reads the value of that atomic or of a later one in the word's order)
+// acquires it. The releasing thread's accesses before its fence, and those its block's barriers
+// (its warp's synchronisations) ordered before the fence, are then ordered before the
+// acquiring thread's accesses after its atomic, and its block's after the next barrier (its
+// warp's after the next warp-level synchronisation). A release carries no further (what the
+// acquiring thread releases in turn does not pass on what it acquired): fewer orderings than a
+// GPU guarantees, so never a race missed. A plain write of the word ends what it carries.
+struct Release {
+    uint32_t thr, epoch, wepoch, fseq;  // thread; its accesses with fseq < fseq, its block's
+                                        // with epoch < epoch, its warp's with wepoch < wepoch
+    uint8_t block;                      // block scope (block fence or block-scoped atomic)
+};
+// What the atomics of one word released, by releasing block, in the order of the word's
+// atomics (the index); an acquire takes the releases with from <= index < upto.
+struct WordReleases {
+    std::unordered_map<uint32_t, std::vector<std::pair<uint32_t, Release>>> by_block;
+    uint32_t n = 0, cut = 0;  // releases so far; the first one a plain write has not ended
+};
+struct Acquire {
+    WordReleases *word;
+    uint32_t from, upto, thr, epoch, wepoch;
+    uint8_t block;  // by a block-scoped atomic: only releases from the acquiring block
+};
+// Words of global memory (argument buffers, __device__ variables) for the launch, of shared
+// memory for the block; the current block's acquires (blocks run one after the other).
+static std::unordered_map<uintptr_t, WordReleases> g_rel, g_rel_shared;
+static std::vector<Acquire> g_acq;
+static const size_t kMaxAcquires = 1 << 16;
 
 static Launch *g = nullptr;
 static std::vector<uintptr_t> g_spans;  // the next launch's argument mappings (lo, hi) per argument
@@ -300,8 +343,34 @@ static inline bool unordered(const Acc &a, const Acc &now) {
            (a.thr != now.thr && a.epoch == now.epoch &&
             (a.thr / kWarp != now.thr / kWarp || a.wepoch == now.wepoch));
 }
+// `a` (recorded earlier) is ordered before `now` (of the current block) by a release that a
+// thread of the current block acquired (see Release).
+static bool acquired(const Acc &a, const Acc &now) {
+    for (const Acquire &q : g_acq) {
+        // `now` comes after the acquire: the same thread (the acquire was recorded earlier), its
+        // block after a barrier, its warp after a warp-level synchronisation
+        if (!(q.thr == now.thr || now.epoch > q.epoch ||
+              (now.epoch == q.epoch && q.thr / kWarp == now.thr / kWarp && now.wepoch > q.wepoch)))
+            continue;
+        if (q.block && a.blk != now.blk) continue;
+        auto it = q.word->by_block.find(a.blk);
+        if (it == q.word->by_block.end()) continue;
+        for (const auto &ir : it->second) {
+            if (ir.first < q.from || ir.first >= q.upto) continue;
+            const Release &r = ir.second;
+            if (r.block && a.blk != now.blk) continue;
+            if (a.thr == r.thr ? a.fseq < r.fseq
+                               : a.epoch < r.epoch ||
+                                     (a.epoch == r.epoch && a.thr / kWarp == r.thr / kWarp &&
+                                      a.wepoch < r.wepoch))
+                return true;
+        }
+    }
+    return false;
+}
 static inline bool conflicts(const Acc &a, const Acc &now) {
-    return a.blk != NONE && (a.mask & now.mask) && unordered(a, now);
+    return a.blk != NONE && (a.mask & now.mask) && unordered(a, now) &&
+           (g_acq.empty() || !acquired(a, now));
 }
 // Two atomics: only a block-scoped one against an atomic of another block.
 static inline bool atomics_conflict(const Acc &a, const Acc &now) {
@@ -316,7 +385,7 @@ static inline bool superseded(const Acc &a, const Acc &now) {
 
 // Shadow pages are kept from launch to launch (fresh memory costs a page fault per 4 KiB).
 static std::vector<Cell *> g_free_pages;
-static const size_t kKeepPages = 2400;  // about 70 MiB of shadow (112-byte cells)
+static const size_t kKeepPages = 2400;  // about 80 MiB of shadow (132-byte cells)
 
 static Cell *cell_of(Range &r, uintptr_t addr) {
     size_t word = (addr - r.lo) >> 2, page = word / kWordsPerPage;
@@ -410,7 +479,7 @@ static void access_range(Range &r, uintptr_t a, size_t n, bool write, const void
     L->last = &r;
     if (a < r.lo || a + n > r.hi) out_of_bounds(a < r.lo || a >= r.hi ? a : r.hi, site);
     uintptr_t end = a + n < r.hi ? a + n : r.hi;
-    Acc now{(int32_t)((const char *)site - site_base()), L->blk, L->epoch, L->wepoch,
+    Acc now{(int32_t)((const char *)site - site_base()), L->blk, L->epoch, L->wepoch, L->fseq,
             (uint16_t)L->thr, (uint8_t)write, 0};
     for (uintptr_t w = a & ~(uintptr_t)3; w < end; w += 4) {
         uintptr_t at = w < r.lo ? r.lo : w;
@@ -428,6 +497,11 @@ static void access_range(Range &r, uintptr_t a, size_t n, bool write, const void
             if (conflicts(c->r2, now)) report(r, from, now, &c->r2);
             c->w = now;
             c->alast = 0;
+            if (c->rel == 1) {  // the word's releases end here
+                auto &m = r.arg < 0 ? g_rel_shared : g_rel;
+                auto it = m.find(w);
+                if (it != m.end()) it->second.cut = it->second.n;
+            }
             c->unwritten &= (uint8_t)~now.mask;
             if (now.mask == 0xF) c->r1.blk = c->r2.blk = NONE;
         } else {
@@ -477,7 +551,7 @@ static void atomic_shadow(Range &r, uintptr_t a, size_t n, const void *site, boo
     Launch *L = g;
     L->last = &r;
     uintptr_t end = a + n < r.hi ? a + n : r.hi;
-    Acc now{(int32_t)((const char *)site - site_base()), L->blk, L->epoch, L->wepoch,
+    Acc now{(int32_t)((const char *)site - site_base()), L->blk, L->epoch, L->wepoch, L->fseq,
             (uint16_t)L->thr, (uint8_t)(K_WRITE | K_ATOMIC | (block_scope ? K_BLOCK : 0)), 0};
     // an atomicCAS whose compare value is what the word holds: this thread's read of it was
     // the CAS's guess, which the CAS checks (no race with other threads' atomics)
@@ -505,6 +579,52 @@ static void atomic_shadow(Range &r, uintptr_t a, size_t n, const void *site, boo
     }
 }
 
+// The current thread's atomic on [a, a + n): it acquires what earlier atomics on these words
+// released, then releases what came before its last fence (see Release).
+static void atomic_sync(uintptr_t a, size_t n, bool block_scope, Range *in) {
+    Launch *L = g;
+    const Fiber &f = L->fibers[L->current];
+    const bool shared = in && in->arg < 0;
+    auto &m = shared ? g_rel_shared : g_rel;
+    for (uintptr_t w = a & ~(uintptr_t)3; w < a + n; w += 4) {
+        auto it = m.find(w);
+        if (it != m.end() && it->second.n > it->second.cut) {
+            WordReleases &wr = it->second;
+            Acquire *last = g_acq.empty() ? nullptr : &g_acq.back();
+            if (last && last->word == &wr && last->thr == L->thr && last->epoch == L->epoch &&
+                last->wepoch == L->wepoch && last->block == (uint8_t)block_scope &&
+                last->from == wr.cut)
+                last->upto = wr.n;  // the same thread again between the same synchronisations
+            else if (g_acq.size() < kMaxAcquires)  // (past it: fewer orderings, never fewer races)
+                g_acq.push_back(Acquire{&wr, wr.cut, wr.n, L->thr, L->epoch, L->wepoch,
+                                        (uint8_t)block_scope});
+        }
+        if (!f.any_fseq) continue;  // no fence before: no release
+        Release r{L->thr, 0, 0, 0, 0};
+        if (f.dev_fseq && !block_scope) {
+            r.epoch = f.dev_epoch; r.wepoch = f.dev_wepoch; r.fseq = f.dev_fseq;
+            WordReleases &wr = m[w];
+            wr.by_block[L->blk].push_back({wr.n++, r});
+        }
+        if (f.any_fseq != f.dev_fseq || block_scope) {  // a later block-scope fence, or atomic
+            r.epoch = f.any_epoch; r.wepoch = f.any_wepoch; r.fseq = f.any_fseq; r.block = 1;
+            WordReleases &wr = m[w];
+            wr.by_block[L->blk].push_back({wr.n++, r});
+        }
+        if (in && w >= in->lo && w < in->hi) cell_of(*in, w)->rel = 1;
+    }
+}
+
+// __threadfence() (device) and __threadfence_block(): see Release.
+void fence(int device) {
+    Launch *L = g;
+    if (!L || L->current < 0) return;
+    Fiber &f = L->fibers[L->current];
+    L->fseq = ++f.fseq;
+    f.any_epoch = L->epoch; f.any_wepoch = L->wepoch; f.any_fseq = f.fseq;
+    if (device) { f.dev_epoch = L->epoch; f.dev_wepoch = L->wepoch; f.dev_fseq = f.fseq; }
+}
+
 void atomic_begin(const void *ptr, size_t n, const void *site, int block_scope, const void *cmp) {
     atomics_used = 1;
     g_atomic_site = site;
@@ -526,8 +646,9 @@ void atomic_begin(const void *ptr, size_t n, const void *site, int block_scope, 
     Range *in = L->last && a >= L->last->slo && a < L->last->shi ? L->last : nullptr;
     for (size_t i = 0; !in && i < L->ranges.size(); ++i)
         if (a >= L->ranges[i].slo && a < L->ranges[i].shi) in = &L->ranges[i];
+    if (in && (a < in->lo || a + n > in->hi)) out_of_bounds(a < in->lo || a >= in->hi ? a : in->hi, site);
+    atomic_sync(a, n, block_scope != 0, in);
     if (!in) return;
-    if (a < in->lo || a + n > in->hi) out_of_bounds(a < in->lo || a >= in->hi ? a : in->hi, site);
     atomic_shadow(*in, a, n, site, block_scope != 0, cmp);
 }
 
@@ -547,6 +668,7 @@ static void set_current(int i) {
     g->thr = (uint32_t)i;
     g->epoch = f.epoch;
     g->wepoch = f.wepoch;
+    g->fseq = f.fseq;
 }
 
 // The next READY thread of this round, in order, or the scheduler when there is none: fibers
@@ -719,7 +841,11 @@ static void run_block(std::vector<unsigned> &order) {
     for (auto &f : g->fibers) {
         f.state = READY; f.epoch = 0; f.wepoch = 0; f.xk = 0; f.xseq[0] = f.xseq[1] = 0;
         f.bar_file = nullptr; f.bar_line = 0;
+        f.fseq = f.dev_fseq = f.any_fseq = 0;
+        f.dev_epoch = f.dev_wepoch = f.any_epoch = f.any_wepoch = 0;
     }
+    g_acq.clear();
+    g_rel_shared.clear();
     int thread_order = (int)g->cfg[8];
     if (thread_order == SHUFFLE || order.size() != n) make_order(order, n, thread_order);
     // The first thread runs as a fiber; if it never reaches a barrier, neither may the others
@@ -908,6 +1034,9 @@ int launch(const unsigned long long *cfg, const unsigned long long *ranges, int 
     g_fault_pc = -1;
     g_atomic_site = nullptr;
     g_pend = Pending();
+    g_rel.clear();
+    g_rel_shared.clear();
+    g_acq.clear();
     g_uninit_seen = false;
     g_accesses = g_tracked = 0;
     g_track_cut = 0;
@@ -937,6 +1066,9 @@ int launch(const unsigned long long *cfg, const unsigned long long *ranges, int 
     for (int i = 0; i < 3; ++i) sigaction(g_sigs[i], &g_old[i], nullptr);
     sigaltstack(&old_alt, nullptr);
     for (Range &r : L.ranges) clear_shadow(r);
+    g_rel.clear();
+    g_rel_shared.clear();
+    g_acq.clear();
     return status;
 }
 
@@ -968,7 +1100,7 @@ __attribute__((noinline)) void __tsan_write_range(void *p, unsigned long n) {
     andrea_exec::access(p, n, true, __builtin_return_address(0));
 }
 void __tsan_init() {}
-// __threadfence() is a compiler barrier (prelude.h): it orders nothing for the checker.
+// __threadfence() calls andrea_exec::fence (prelude.h), not these.
 void __tsan_atomic_signal_fence(int) {}
 void __tsan_atomic_thread_fence(int) {}
 void __tsan_func_entry(void *) {}

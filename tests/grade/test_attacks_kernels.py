@@ -84,13 +84,6 @@ def test_a_kernel_forging_nvrtc_missing_is_graded(spec):
         assert rep["import"]["error"]["type"] == "NvrtcUnavailable" and rep["score"] == 0
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "fourth red-team round: the CUDA programming guide's last-block reduction (partial sum, "
-    "__threadfence(), atomicInc ticket, the last block reads every partial sum) is a RaceError "
-    "in the CPU executor, which orders nothing by a fence (f042a35): an honest kernel marked "
-    "down. General fix: a fence then an atomic of one thread releases the writes before the "
-    "fence to the thread whose atomic reads that word next (acquire), for its block after "
-    "__syncthreads()"))
 def test_the_guides_last_block_reduction_is_no_race():
     import numpy as np
 
@@ -101,3 +94,34 @@ def test_the_guides_last_block_reduction_is_no_race():
     partial, total = np.zeros(4, np.float32), np.zeros(1, np.float32)
     mod.get_function("fence_reduce")((4,), (16,), (x, np.int32(64), partial, total))
     assert abs(float(total[0]) - float(x.sum())) < 1e-4
+
+
+def _fence_reduce(source, name):
+    import numpy as np
+
+    from andrea_gpu.executor import Module
+
+    mod = Module(source, name)
+    x = np.linspace(-1, 2, 64).astype(np.float32)
+    mod.get_function("fence_reduce")((4,), (16,), (x, np.int32(64), np.zeros(4, np.float32),
+                                                   np.zeros(1, np.float32)))
+
+
+def test_the_last_block_reduction_without_its_fence_is_a_race():
+    """No __threadfence() before the ticket: nothing releases the partial sums."""
+    from andrea_gpu.executor import RaceError
+
+    with pytest.raises(RaceError, match=r"fence_reduce: data race on argument 2 \(partial\)"):
+        _fence_reduce((CORPUS / "fence_last_block_no_fence.cu").read_text(),
+                      "fence_last_block_no_fence.cu")
+
+
+def test_a_block_that_did_not_draw_the_last_ticket_reading_the_partial_sums_races():
+    """The first ticket's block reads partial sums that later blocks have not released yet."""
+    from andrea_gpu.executor import RaceError
+
+    src = (CORPUS / "fence_last_block.cu").read_text()
+    assert "last = (ticket == gridDim.x - 1);" in src
+    with pytest.raises(RaceError, match=r"fence_reduce: data race on argument 2 \(partial\)"):
+        _fence_reduce(src.replace("last = (ticket == gridDim.x - 1);", "last = (ticket == 0);"),
+                      "first_ticket.cu")

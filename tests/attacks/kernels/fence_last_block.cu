@@ -12,6 +12,9 @@
 // same thread releases the writes before the fence, and another thread's atomic that reads that
 // atomic's value (or a later one in the word's order) acquires them for its block after the next
 // __syncthreads() (a vector clock carried by the atomic's word).
+// Now: no finding (a fence then an atomic is a release, another thread's later atomic on the
+// word an acquire: docs/gpu.md); without the fence (fence_last_block_no_fence.cu), or read by a
+// block that did not draw the last ticket, it stays a race.
 __device__ unsigned int retirement = 0;
 
 extern "C" __global__ void fence_reduce(const float* x, int n, float* partial, float* total) {
