@@ -130,7 +130,11 @@ def all_checks(spec=None) -> list[Check]:
     """
     for name in CHECK_MODULES:
         importlib.import_module(name)
-    checks = list(_REGISTRY.values())
+    # the order of CHECK_MODULES, whichever module a process happened to import first (a
+    # check registered elsewhere, e.g. by a test, comes after them, in registration order)
+    rank = {name: i for i, name in enumerate(CHECK_MODULES)}
+    checks = sorted(_REGISTRY.values(),
+                    key=lambda c: rank.get(c.func.__module__, len(rank)))
     if spec is not None:
         problems = registry_problems(checks, spec)
         if problems:
