@@ -204,44 +204,23 @@ def test_a_worker_told_to_see_no_change_still_loses_the_purity_check(spec):
 
 
 @needs_bwrap
-@pytest.mark.xfail(strict=True, reason="known gap: ctypes gives an argument's pages private "
-                   "memory (MAP_FIXED) before writing, so the grader's call region never sees it "
-                   "(docs/grading.md, the call region)")
-def test_arguments_written_through_remapped_pages_lose_the_purity_check(spec):
-    """purity_detach.py remaps each argument's pages to private copies, then zeroes them: in
-    one process the caller's arrays are zeroed; the grader should fail EMB-PURE-01."""
-    rep = grade_path(CORPUS / "purity_detach.py", spec, sandbox="bwrap",
-                     select=["inputs_not_mutated"])
-    assert [c["status"] for c in rep["checks"]] == ["failed"]
-
-
-@needs_bwrap
-@pytest.mark.xfail(strict=True, reason="known gap: pure Python in the worker's interpreter "
-                   "wraps how the worker hands it its arguments (sys.modules -> "
-                   "andrea_runtime.protocol), so the call writes a private copy and the grader's "
-                   "call region never sees it; flagged for the staff instead (docs/grading.md, "
-                   "defeat devices)")
-def test_arguments_handed_over_as_private_copies_lose_the_purity_check(spec):
-    """purity_substitute.py makes every argument a private copy the worker calls pristine,
-    then zeroes it: in one process the caller's arrays are zeroed; the grader should fail
-    EMB-PURE-01 (it scores 100, not 97.5)."""
-    rep = grade_path(CORPUS / "purity_substitute.py", spec, sandbox="bwrap",
-                     select=["inputs_not_mutated"])
-    assert [c["status"] for c in rep["checks"]] == ["failed"]
-
-
-@needs_bwrap
 def test_a_submission_that_reaches_into_its_worker_is_flagged_for_the_staff_only(spec):
-    """The purity attacks that get past the region (pure Python, ctypes) are seen by the
-    staff: a grader_tamper flag naming the file and line of each place; never in what the
-    student reads, never in the score."""
+    """Defeat devices: purity_substitute.py (pure Python wrapping the worker's decoder) and
+    purity_detach.py (ctypes giving the argument pages private memory) hand their functions
+    private copies when, and only when, they run in the grader's worker, then zero them. In a
+    student's notebook the same functions zero the caller's arrays; under grading they leave
+    the grader's arrays as they were. No black-box grader can tell this from code that copies
+    its arguments first (`if graded: args = copies` is a defeat device with no patching at
+    all), so the verdict describes what the call did to the grader's data (EMB-PURE-01 passes)
+    and the staff see a grader_tamper flag naming the file and line of each place; never in
+    what the student reads, never in the score (docs/grading.md, "Defeat devices")."""
     for name, rules in (("purity_substitute.py", {"modules", "grader_name"}),
                         ("purity_detach.py", {"native"})):
         rep = grade_path(CORPUS / name, spec, sandbox="bwrap", select=["inputs_not_mutated"])
         assert rep["import"]["ok"], rep["import"]
         (flag,) = [f for f in rep["flags"] if f["kind"] == "grader_tamper"]
         assert rules <= set(flag["rules"]) and flag["places"][0]["file"] == name
-        assert rep["score"] == rep["max_score"]          # the gap itself: see the xfails
+        assert rep["score"] == rep["max_score"]          # the grader's pages were left alone
         gs = formats.gradescope(rep, "nl")
         student = json.dumps({"output": gs["output"], "tests": gs["tests"]})
         assert "grader_tamper" not in student and "grijpt" not in student   # no word of it

@@ -1,12 +1,15 @@
-"""Hostile (a known gap, strict xfail in tests/grade/test_attacks_transport.py): overwrite the arguments in the worker's own address space after
-giving their pages private memory with the same bytes (mmap MAP_FIXED|MAP_PRIVATE|MAP_ANONYMOUS,
-exactly what RegionView.release does), so the grader's shared call region never sees the write.
+"""Hostile (a defeat device, tests/grade/test_attacks_transport.py): overwrite the arguments in the
+worker's own address space after giving their pages private memory with the same bytes (mmap
+MAP_FIXED|MAP_PRIVATE|MAP_ANONYMOUS, exactly what RegionView.release does), so the grader's shared
+call region never sees the write.
 
 No patching of the worker: its own word says "unchanged" because for region arrays it compares
 each array with itself. In an ordinary in-process call the caller reads the same virtual
-addresses, so this function DOES zero the caller's arrays; the grader's cross-process compare
-cannot see it. Expected of the grader: EMB-PURE-01 fails; it passes (docs/grading.md, "the call
-region": refusing it needs a seccomp rule on address ranges that classic seccomp cannot express).
+addresses, so this function DOES zero the caller's arrays; under grading it leaves the grader's
+arrays as they were, as code that copies its arguments only when it is graded does. Expected of
+the grader: the verdict describes what the call did to the grader's data (EMB-PURE-01 passes)
+and the staff see a grader_tamper flag (`native`: ctypes, mmap) with file and line
+(docs/grading.md, "Defeat devices and tamper flags").
 """
 
 import ctypes

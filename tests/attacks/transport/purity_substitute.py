@@ -1,4 +1,4 @@
-"""Hostile (a known gap, strict xfail in tests/grade/test_attacks_transport.py): pure Python, no
+"""Hostile (a defeat device, tests/grade/test_attacks_transport.py): pure Python, no
 ctypes, no native code. At import it reaches the worker's own objects through ``sys.modules``
 and wraps how the worker turns the grader's shared call region into argument arrays
 (``andrea_runtime.protocol._Decoder._from_region``): each argument the call gets is a private
@@ -9,11 +9,11 @@ copies into the region for the grader to compare.) lookup, embed and embed_backw
 right answer and zero every array argument in place before returning it.
 
 The region the grader compares after the call is untouched. In an ordinary in-process call
-this function DOES zero the caller's arrays. Expected of the grader: EMB-PURE-01 fails (97.5);
-it passes (100): pure Python in the worker's interpreter can change how the worker hands it its
-arguments, as it can change anything else the worker does (docs/grading.md, "the call region"
-and "defeat devices"). What the grader does instead: its tamper scan flags this file for the
-staff (``sys.modules``, a name of the grader's runtime: graders/grade/tamper.py).
+this function DOES zero the caller's arrays; under grading it works on copies, exactly as
+`if graded: args = copies` would with no reaching at all. Expected of the grader: the verdict
+describes what the call did to the grader's data (EMB-PURE-01 passes, 100) and the staff see a
+grader_tamper flag (``sys.modules``, a name of the grader's runtime: graders/grade/tamper.py;
+docs/grading.md, "the call region" and "Defeat devices and tamper flags").
 """
 
 import sys
