@@ -77,16 +77,17 @@ AUTOGRADER_FAILED = ("The autograder could not grade this submission; this is no
 # {detail} of "{function}() could not answer: {detail}")
 FAULT_TIMEOUT = "{what} did not finish within {seconds} s (an endless loop, or far too slow)"
 FAULT_REPLY_TOO_LARGE = "{what} sent back more than {mib} MiB"
-FAULT_REPLY_OVER_BOUND = ("{what}: the worker sent a reply of {got} bytes, more than any result "
-                          "for these arguments can take ({limit} bytes)")
-FAULT_MALFORMED_REPLY = "{what}: the worker sent a malformed reply ({error})"
+FAULT_REPLY_OVER_BOUND = ("{what}: the process running your code sent an answer of {got} bytes, "
+                          "more than any result for these arguments can take ({limit} bytes)")
+FAULT_MALFORMED_REPLY = "{what}: the process running your code sent an unreadable answer ({error})"
 FAULT_OUTPUT = "{what} printed more than {limit} bytes of output"
-FAULT_CPU = "{what}: the worker used up its CPU time limit"
-FAULT_FILE_SIZE = "{what}: the worker wrote a file larger than allowed"
-FAULT_SIGNAL = "{what}: the worker crashed with {signal}"
-FAULT_PIPE_CLOSED = "{what}: the worker closed its reply pipe"
-FAULT_EXIT = "{what}: the worker exited with status {code} (os._exit, sys.exit or a crash)"
-FAULT_FIRST_REPLY = "{what}: the worker sent an unexpected first reply"
+FAULT_CPU = "{what}: the process running your code used up its CPU time limit"
+FAULT_FILE_SIZE = "{what}: the process running your code wrote a file larger than allowed"
+FAULT_SIGNAL = "{what}: the process running your code crashed with {signal}"
+FAULT_PIPE_CLOSED = "{what}: the process running your code stopped without answering"
+FAULT_EXIT = ("{what}: the process running your code exited with status {code} (os._exit, "
+              "sys.exit or a crash)")
+FAULT_FIRST_REPLY = "{what}: the process running your code gave an unexpected first answer"
 FAULT_BUDGET = ("budget exhausted: {what} was not called because the submission used up its "
                 "total time of {seconds} s")
 FAULT_CHECK_TIME = "{what} not called: this check used up its time of {seconds} s"

@@ -153,7 +153,7 @@ def test_a_reply_naming_one_blob_many_times_is_malformed(spec):
     for cid in ("dot_product", "lookup_selects_row"):
         # refused as malformed (decoded: a blob named twice), or before it is read at all:
         # 16 MiB is more than any result of these calls can take (results.py)
-        assert got[cid][0] == "error" and ("malformed reply" in got[cid][1] or "more than any "
+        assert got[cid][0] == "error" and ("unreadable answer" in got[cid][1] or "more than any "
                                            "result for these arguments can take" in got[cid][1]
                                            ), got[cid]
 

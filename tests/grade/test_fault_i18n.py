@@ -64,7 +64,7 @@ def test_english_feedback_is_the_faults_own_sentence(spec):
                                          ("ko", "세그멘테이션 오류(SIGSEGV)(으)로 충돌했습니다")])
 def test_a_crash_names_its_signal_in_the_students_language(lang, words):
     fault = describe_exit(-signal.SIGSEGV, "lookup()", "none")
-    assert str(fault) == "lookup(): the worker crashed with a segmentation fault (SIGSEGV)"
+    assert str(fault) == "lookup(): the process running your code crashed with a segmentation fault (SIGSEGV)"
     assert words in M.fault_detail(fault.translatable(), translator(lang))
 
 

@@ -269,8 +269,8 @@ print(json.dumps({{"sizes": sizes, "rss_kib": hwm,
 def test_forged_replies_are_malformed_replies(spec):
     rep = grade_path(ATTACKS / "forged_reply.py", spec,
                      select=["lookup_selects_row", "dot_product", "vector_norm"], limits=FAST)
-    _check(rep, {"lookup_selects_row": ("error", "malformed reply"),
-                 "dot_product": ("error", "malformed reply"), "vector_norm": PASSED})
+    _check(rep, {"lookup_selects_row": ("error", "unreadable answer"),
+                 "dot_product": ("error", "unreadable answer"), "vector_norm": PASSED})
 
 
 def test_mutating_any_argument_is_reported_and_never_written_back(spec, monkeypatch):
