@@ -283,6 +283,15 @@ CONFINE_DENIED = (
     # sockets by itself)
     "io_uring_setup", "io_uring_enter", "io_uring_register", "bpf", "perf_event_open",
     "userfaultfd", "keyctl", "add_key", "request_key",
+    # System V IPC and POSIX message queues: objects of the IPC namespace, not of a process,
+    # so they outlive the worker (its kill, its memory cgroup) wherever it has no IPC
+    # namespace of its own (--sandbox container, --sandbox none): shared memory segments
+    # written and detached held 128 MiB of the host's memory after grading, one more
+    # --memory-mb per worker start; attaching one of the machine's world-readable segments
+    # would read another program's memory
+    "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
+    "semget", "semop", "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend",
+    "mq_timedreceive", "mq_notify", "mq_getsetattr",
 )
 # clone with one of these flags: EPERM (CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID,
 # NEWNET); clone3, whose flags sit in memory a filter cannot read: ENOSYS, on which the C
@@ -302,7 +311,8 @@ def confine() -> None:
     Why each: in a user namespace of its own an unprivileged process is root (a tmpfs of any
     size beyond the sandbox's bounded mounts, none of it in any limit); a socket's buffers are
     kernel memory outside the worker's memory cgroup (loopback TCP held 776 MB under
-    --memory-mb 256)."""
+    --memory-mb 256); a System V shared memory segment outlives the worker where it has no
+    IPC namespace of its own."""
     import ctypes
     import errno
 

@@ -19,7 +19,7 @@ import pytest
 from graders.grade import sandbox
 from tests.attacks import CORPUS
 
-from .attacking import grade_attack, vm_hwm_mib
+from .attacking import grade_attack, printed_report, vm_hwm_mib
 from .conftest import LIMITS, grade_path, needs_bwrap
 
 
@@ -257,3 +257,69 @@ def test_a_reply_longer_than_the_calls_bound_is_not_read():
     assert status == "error" and "more than any result for these arguments can take" in message, (
         status, message)
     assert hwm < 400, hwm
+
+
+def _filter_loads() -> bool:
+    """Whether the worker's seccomp filter installs here (libseccomp): `--sandbox none` then
+    uses it too; bubblewrap's probe requires it."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.path.insert(0, %r); import worker; worker.confine()"
+            % str(Path(__file__).resolve().parents[2] / "andrea_runtime"))
+    return subprocess.run([sys.executable, "-S", "-c", code], capture_output=True,
+                          timeout=120).returncode == 0
+
+
+def _remove_ipc(got: dict) -> None:
+    """Remove what the attack made, if anything (a test run before the filter denied it)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for sid in got.get("shm", []):
+        libc.shmctl(sid, 0, None)            # IPC_RMID
+    for qid in got.get("msg", []):
+        libc.msgctl(qid, 0, None)
+    for sem in got.get("sem", []):
+        libc.semctl(sem, 0, 0)
+    if got.get("mq"):
+        libc.mq_unlink(b"/andrea_ipc_leftovers")
+
+
+_MODES = [pytest.param("bwrap", marks=needs_bwrap),
+          pytest.param("none", marks=pytest.mark.skipif(
+              not _filter_loads(), reason="libseccomp is missing: --sandbox none then runs "
+                                          "without the worker's filter"))]
+
+
+@pytest.mark.parametrize("mode", _MODES)
+def test_no_system_v_ipc_object_outlives_its_worker(spec, mode):
+    """Sixth red-team round: shared memory segments (written, then detached), a message queue
+    and a semaphore set belong to the IPC namespace, not to the worker: with no namespace of
+    its own (container, none) 128 MiB stayed on the host after grading. The filter refuses
+    each call; the container mode's own test grades the file too."""
+    rep = grade_path(CORPUS / "ipc_leftovers.py", spec, select=["vector_norm"], limits=LIMITS,
+                     sandbox=mode)
+    got = printed_report(rep, "IPC-REPORT")
+    try:
+        assert rep["import"]["ok"] and rep["checks"][0]["status"] == "passed", rep["checks"]
+        eperm = "refused, errno 1"
+        assert got == {"shm": [], "msg": [], "sem": [], "shm_refused": eperm,
+                       "msg_refused": eperm, "sem_refused": eperm, "mq_refused": eperm}, got
+    finally:
+        if mode == "none":
+            _remove_ipc(got)
+
+
+@pytest.mark.parametrize("mode", _MODES)
+def test_a_workers_files_go_with_it(spec, mode):
+    """Sixth red-team round: each worker start's work folder (container, none) stayed until
+    the submission was graded, so a worker that writes and crashes left its files for every
+    start (on /dev/shm, memory outside every live cgroup). Each is removed once its worker is
+    confirmed gone."""
+    rep = grade_path(CORPUS / "work_folder_leftovers.py", spec,
+                     select=["vector_norm", "dot_product"], limits=LIMITS, sandbox=mode)
+    reports = [json.loads(x.split(" ", 1)[1]) for x in rep["submission_output"].splitlines()
+               if x.startswith("WORK-REPORT ")]
+    assert len(reports) >= 2, rep["submission_output"][:2000]       # a fresh worker per check
+    assert all(r["wrote_mib"] == 24 and r["earlier"] == [] for r in reports), reports

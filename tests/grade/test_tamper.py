@@ -76,6 +76,8 @@ REACHING = {
     "mount_names.py": {"proc"},
     "memory_across_processes.py": {"process"},
     "memory_in_memfds.py": {"process"},
+    "ipc_leftovers.py": {"native"},                         # System V IPC through ctypes
+    "work_folder_leftovers.py": {"process"},                # os._exit in every call
     "blob_named_many_times.py": {"process"},               # writes forged frames on fd 1
     "catch_base_exception.py": {"process"},                # signal handlers
     "close_time_storm.py": {"process"},

@@ -7,6 +7,7 @@ import ctypes
 import itertools
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -190,7 +191,9 @@ def _leftovers(proc: subprocess.Popen, launch: LaunchPlan) -> list[int]:
 
 
 def kill_leftovers(proc: subprocess.Popen, launch: LaunchPlan) -> None:
-    """Kill the worker and everything it started, and confirm they are gone.
+    """Kill the worker and everything it started, confirm they are gone, then remove the
+    work folder of that start (``--sandbox none`` and ``container``; bubblewrap's tmpfs dies
+    with the sandbox).
 
     Raises :class:`SandboxError` when something of the worker still runs after
     ``CONFIRM_SECONDS`` (the grader's own failure: grading must not go on beside it).
@@ -212,6 +215,7 @@ def kill_leftovers(proc: subprocess.Popen, launch: LaunchPlan) -> None:
     for rounds in itertools.count():
         left = _leftovers(proc, launch)
         if not left:
+            _remove_work(launch)
             return
         if time.monotonic() > deadline:
             raise SandboxError(f"{len(left)} process(es) started by the submission could not "
@@ -225,6 +229,31 @@ def kill_leftovers(proc: subprocess.Popen, launch: LaunchPlan) -> None:
             _kill_uid(launch.uid)                   # it is killed (one fork of this process)
         time.sleep(pause)
         pause = min(pause * 2, 0.01)
+
+
+def _remove_work(launch: LaunchPlan) -> None:
+    """The work folder of a worker start that is confirmed gone, whatever it left there: what
+    a worker writes dies with it, as under bubblewrap. Kept until the submission's scratch
+    folder went, the folders of every start added up (on /dev/shm, memory: 150 MiB left by
+    each start of a worker that writes and crashes, none of it in a live memory cgroup).
+    rmtree works through directory descriptors and never follows a link; a folder the worker
+    made unreadable is opened again (its uid is gone, the grader owns the parent)."""
+    work = launch.work
+    if work is None:
+        return
+    shutil.rmtree(work, ignore_errors=True)
+    if os.path.lexists(work) and not os.path.islink(work):
+        def opened(path: str) -> None:
+            try:
+                os.chmod(path, 0o700, follow_symlinks=False)
+            except (OSError, NotImplementedError):
+                pass
+
+        opened(str(work))
+        for top, dirs, _ in os.walk(work):    # top down: each folder opened before it is read
+            for d in dirs:
+                opened(os.path.join(top, d))
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def _kill_uid(uid: int) -> None:
