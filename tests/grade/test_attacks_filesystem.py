@@ -147,6 +147,46 @@ def test_a_batch_goes_on_past_a_folder_of_too_many_files(tmp_path, spec):
     assert rows["zoe.py"]["vector_norm"] == "passed"
 
 
+def _deep_folders(folder: Path, depth: int = 1500) -> Path:
+    """The module of deep_folders.py beside a chain of `depth` nested folders (made with
+    relative steps: os.makedirs recurses too)."""
+    folder.mkdir(parents=True)
+    shutil.copy(CORPUS / "deep_folders.py", folder / "submission.py")
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        for _ in range(depth):
+            os.mkdir("a")
+            os.chdir("a")
+        Path("deep.py").write_text("X = 1\n")
+    finally:
+        os.chdir(here)
+    return folder
+
+
+def test_a_chain_of_nested_folders_is_read_without_recursion(tmp_path):
+    """A chain deeper than Python's recursion limit: the walk keeps its own stack (it was a
+    RecursionError traceback from os.walk in Python 3.10 and 3.11)."""
+    got = load_submission(_deep_folders(tmp_path / "mallory"))
+    assert got.module == "submission.py" and list(got.files) == ["submission.py"]
+
+
+@needs_bwrap
+def test_a_batch_goes_on_past_a_chain_of_nested_folders(tmp_path, spec):
+    from graders.grade import batch
+
+    subs = tmp_path / "subs"
+    _deep_folders(subs / "mallory")
+    shutil.copy(CORRECT, subs / "zoe.py")
+    csv_path = tmp_path / "scores.csv"
+    batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", csv_path=csv_path,
+                    profile="dev", limits=LIMITS, sandbox="bwrap", select=["vector_norm"],
+                    progress=False)
+    rows = {r["submission"]: r for r in csv.DictReader(csv_path.open(encoding="utf-8"))}
+    assert rows["mallory"]["vector_norm"] == "passed"
+    assert rows["zoe.py"]["vector_norm"] == "passed"
+
+
 @needs_bwrap
 def test_the_kit_installed_in_a_bound_folder_is_not_in_the_sandbox(spec, monkeypatch):
     """Pretend xmlrpc (in the interpreter's prefix, which the sandbox binds whole) is part of

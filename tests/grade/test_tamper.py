@@ -108,6 +108,7 @@ REACHING = {
 NOT_REACHING = {
     "hidden_names.py": "file names (the grader's reading of names)",
     "many_files.py": "a folder of many files (the grader's reading of folders)",
+    "deep_folders.py": "a chain of nested folders (the grader's reading of folders)",
     "see_kit.py": "lists a folder of the file system (what the sandbox shows)",
     "site_symlinks.md": "not a submission",
     "huge_values.py": "returns huge values",
