@@ -54,8 +54,12 @@ def test_not_yaml_and_missing_file(tmp_path, capsys):
     p.write_text("model: [unclosed\n", encoding="utf-8")
     assert main(["spec", str(p)]) == 1
     assert "not valid YAML" in capsys.readouterr().out
-    assert main(["spec", str(tmp_path / "none.yaml")]) == 1
-    assert "cannot read the file" in capsys.readouterr().out
+    # a spec that is not there is a usage error, as for every other command: exit 2, one line
+    assert main(["spec", str(tmp_path / "none.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert "none.yaml: no such file" in err and "Traceback" not in err
+    assert main(["spec", str(tmp_path)]) == 2
+    assert "not a file" in capsys.readouterr().err
 
 
 def test_stale_statements_after_an_edit(tmp_path, capsys):
