@@ -147,36 +147,58 @@ def test_a_batch_goes_on_past_a_folder_of_too_many_files(tmp_path, spec):
     assert rows["zoe.py"]["vector_norm"] == "passed"
 
 
-def _deep_folders(folder: Path, depth: int = 1500) -> Path:
-    """The module of deep_folders.py beside a chain of `depth` nested folders (made with
-    relative steps: os.makedirs recurses too)."""
-    folder.mkdir(parents=True)
-    shutil.copy(CORPUS / "deep_folders.py", folder / "submission.py")
+@pytest.fixture
+def deep_chain():
+    """Makes the module of deep_folders.py beside a chain of nested folders (relative steps:
+    os.makedirs recurses too) and removes the chain at the end, deepest first: pytest's own
+    clean-up of old temporary folders (shutil.rmtree) recurses in Python 3.10 and 3.11 and
+    would fail on it in a later run."""
+    made = []
+
+    def make(folder: Path, depth: int = 1500) -> Path:
+        folder.mkdir(parents=True)
+        shutil.copy(CORPUS / "deep_folders.py", folder / "submission.py")
+        made.append((folder, depth))
+        here = os.getcwd()
+        os.chdir(folder)
+        try:
+            for _ in range(depth):
+                os.mkdir("a")
+                os.chdir("a")
+            Path("deep.py").write_text("X = 1\n")
+        finally:
+            os.chdir(here)
+        return folder
+
+    yield make
     here = os.getcwd()
-    os.chdir(folder)
     try:
-        for _ in range(depth):
-            os.mkdir("a")
-            os.chdir("a")
-        Path("deep.py").write_text("X = 1\n")
+        for folder, depth in made:
+            os.chdir(folder)
+            for _ in range(depth):
+                os.chdir("a")
+            for f in os.listdir("."):
+                os.unlink(f)
+            for _ in range(depth):
+                os.chdir("..")
+                os.rmdir("a")
     finally:
         os.chdir(here)
-    return folder
 
 
-def test_a_chain_of_nested_folders_is_read_without_recursion(tmp_path):
+def test_a_chain_of_nested_folders_is_read_without_recursion(tmp_path, deep_chain):
     """A chain deeper than Python's recursion limit: the walk keeps its own stack (it was a
     RecursionError traceback from os.walk in Python 3.10 and 3.11)."""
-    got = load_submission(_deep_folders(tmp_path / "mallory"))
+    got = load_submission(deep_chain(tmp_path / "mallory"))
     assert got.module == "submission.py" and list(got.files) == ["submission.py"]
 
 
 @needs_bwrap
-def test_a_batch_goes_on_past_a_chain_of_nested_folders(tmp_path, spec):
+def test_a_batch_goes_on_past_a_chain_of_nested_folders(tmp_path, spec, deep_chain):
     from graders.grade import batch
 
     subs = tmp_path / "subs"
-    _deep_folders(subs / "mallory")
+    deep_chain(subs / "mallory")
     shutil.copy(CORRECT, subs / "zoe.py")
     csv_path = tmp_path / "scores.csv"
     batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", csv_path=csv_path,
