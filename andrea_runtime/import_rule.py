@@ -47,8 +47,11 @@ MSG_COMPILED = ("{file}: code that is not Python source (compiled bytecode, a na
 class ImportRule:
     """Refuses, in the submission's frames, imports of modules outside the rule."""
 
-    def __init__(self, allowed, folder: str, leave=()):
-        # `leave`: packages another guard judges (the kit's own: refused as forbidden there)
+    def __init__(self, allowed, folder: str, leave=(), own=None):
+        # `leave`: packages another guard judges (the kit's own: refused as forbidden there);
+        # `own`: the names of the modules and packages handed in, where the folder holds more
+        # than was handed in (the self-check runs a file where it lies: a helper beside it
+        # that the student did not hand in is not theirs to import, as in the grader)
         self.allowed = frozenset(allowed) | frozenset(leave)
         self.listed = tuple(sorted(allowed))
         self.folders = tuple({os.path.join(os.path.abspath(folder), ""),
@@ -62,7 +65,7 @@ class ImportRule:
         # the submission's own modules are the files it handed in: those in its folder when the
         # rule is made (before any of its code runs); a module written there at run time is
         # not one of them (fifth red-team round, tests/attacks/filesystem/written_module.py)
-        self._own = _own_names(self.folders)
+        self._own = _own_names(self.folders) if own is None else frozenset(own)
         self._envs = _environments(self.folders)
         self._roots = _code_roots(self.folders, self._envs)
         self._saved: dict = {}

@@ -243,7 +243,7 @@ def _load_submission(sub: Submission, target, submission_rules: bool):
             "may not use the reference, the graders, the spec or the test tools)")
     if submission_rules:      # as in the grader's worker
         os.environ["MPLBACKEND"] = "Agg"     # plots are drawn nowhere, never shown
-        install_import_rule(path.parent)
+        install_import_rule(path.parent, own=sub.own_modules())
     try:
         return _exec_source(source, path)
     except ImplementationLoadError:
@@ -264,15 +264,16 @@ _CURRENT_SOURCE: list = []
 _IMPORT_RULES: list = []
 
 
-def install_import_rule(folder: Path):
+def install_import_rule(folder: Path, own=None):
     """The import rule (import_rule.py, the grader's: the standard library, the submission's
     own modules and sources.ALLOWED_PACKAGES) for the code of the submission in `folder`,
-    until :func:`remove_import_rules`."""
+    until :func:`remove_import_rules`. `own`: the names of its own modules (those handed in,
+    ``Submission.own_modules``); by default every module in `folder`."""
     from andrea_runtime.import_rule import ImportRule
     from .sources import ALLOWED_PACKAGES, KIT_PACKAGES
 
     # the kit's own packages are refused before (forbidden_imports), as in the grader
-    rule = ImportRule(ALLOWED_PACKAGES, str(folder), leave=KIT_PACKAGES).install()
+    rule = ImportRule(ALLOWED_PACKAGES, str(folder), leave=KIT_PACKAGES, own=own).install()
     _IMPORT_RULES.append(rule)
     return rule
 

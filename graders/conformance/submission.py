@@ -92,6 +92,21 @@ class Submission:
         """The name a student knows the graded file by (the notebook, not its conversion)."""
         return (self.source or {}).get("origin") or self.module or self.name
 
+    def own_modules(self) -> frozenset:
+        """The names its own code may import: the modules (``name.py``) and folders at the top
+        of what is handed in, as the grader's worker finds them in its copy of the files. A
+        file checked where it lies is the file alone: a helper module beside it (one that
+        ``%%writefile`` wrote when the notebook ran in Jupyter) is not handed in with it, so
+        its import fails in the self-check as it fails in the grader."""
+        names = set()
+        for rel in self.files:
+            head, sep, _ = rel.partition("/")
+            if sep:
+                names.add(head)
+            elif rel.endswith(".py"):
+                names.add(rel[:-3])
+        return frozenset(names)
+
     def notebook_source(self) -> Source | None:
         """A notebook's Source (its module text, line map, dropped lines); None for a module."""
         if not self.source or self.module not in self.files:

@@ -305,7 +305,7 @@ def kit_choice(monkeypatch):
                         lambda source, p: seen.append(p) or types.ModuleType("chosen"))
     monkeypatch.setattr(runner, "_load_kernel",
                         lambda p, target: seen.append(p) or types.SimpleNamespace())
-    monkeypatch.setattr(runner, "install_import_rule", lambda folder: None)
+    monkeypatch.setattr(runner, "install_import_rule", lambda folder, own=None: None)
     monkeypatch.setattr(runner, "forbidden_imports", lambda text: [])
 
     def choice(path: Path) -> tuple[str | None, str | None]:

@@ -106,6 +106,21 @@ def _honest_files(folder: Path) -> Path:
     return d
 
 
+def _writefile(folder: Path, handed_in: str) -> Path:
+    """A notebook that writes its module with ``%%writefile`` and imports it in the next cell,
+    run in Jupyter first, so the module lies beside it on the student's disk. Checked as the
+    notebook file alone (what the grader gets when only the .ipynb is handed in) the module is
+    not part of it: the kit found it beside the file and conformed, the grader scored 2/100;
+    checked as the folder both have it."""
+    d = folder / f"writefile_{handed_in}"
+    d.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("%%writefile embedding_impl.py\n" + BASE_TEXT),
+        nbformat.v4.new_code_cell("from embedding_impl import *")]), d / "hw.ipynb")
+    (d / "embedding_impl.py").write_text(BASE_TEXT)       # what the Jupyter run left
+    return d / "hw.ipynb" if handed_in == "file" else d
+
+
 def _notebook_in_subfolder(folder: Path) -> Path:
     """A notebook kept in a subfolder of the hand-in, importing the module beside it."""
     d = folder / "nested"
@@ -145,6 +160,8 @@ def _make(name: str, folder: Path) -> Path:
         return _honest_files(folder)
     if name == "notebook_in_subfolder":
         return _notebook_in_subfolder(folder)
+    if name.startswith("writefile_"):
+        return _writefile(folder, name.rsplit("_", 1)[1])
     if name.startswith("reads_beside_"):
         return _reads_beside(folder, name.rsplit("_", 1)[1])
     if name == "package":          # a package handed in: its modules import each other
@@ -196,6 +213,8 @@ EXPECTED = {   # the verdict both must give (None: cannot be imported)
     "plots_first": "passed", "package": "passed", "site_builtins_at_import": "passed",
     "reads_beside_notebook": "passed", "reads_beside_module": "passed",
     "honest_files": "passed", "notebook_in_subfolder": "passed",
+    "writefile_folder": "passed",
+    "writefile_file": {c: ("failed", "missing_function", None) for c in SELECT},
     "imports_in_a_call": {"lookup_selects_row": ("failed", "raised", None),
                           "lookup_shape_and_dtype": ("failed", "raised", None),
                           "dot_product": ("passed", None, None)},
