@@ -95,7 +95,7 @@ MAX_AST_TOTAL = 512 << 10  # characters of one submission parsed into syntax tre
 MAX_SOURCE_CHARS = 160     # of a flagged line, kept to show the staff
 MAX_NOTEBOOK_BYTES = 5 << 20
 MAX_CHAIN = 4              # attributes of a dotted name resolved (a.b.c.d)
-MAX_DECODE_NODES = 1000    # nodes of one expression looked at for a run-time decoding
+MAX_DECODE_ROUNDS = 8      # assignments in a row through which a decoding is followed
 
 GRADER_PACKAGES = ("andrea_runtime", "andrea_ref", "andrea_gpu", "graders")
 NATIVE = {"ctypes", "_ctypes", "cffi", "mmap"}
@@ -247,27 +247,56 @@ class _Scan(ast.NodeVisitor):
         self.modules: dict[str, str] = {}    # local name -> what it is ("ctypes", "sys.modules")
         self.decoded: set[str] = set()       # names assigned from a run-time decoding
         self.prose: set[int] = set()         # docstrings and other bare string statements
+        self.marked: set[int] = set()        # expressions that decode (_mark_decodings)
 
     def run(self, tree) -> list[dict]:
-        """One walk: imports and decoded names are bound first (their order in the file does
-        not matter), then every node that may be a place is judged."""
+        """Imports are bound first (their order in the file does not matter), then what
+        decodes data at run time is found for every expression at once (_mark_decodings),
+        then every node that may be a place is judged."""
         todo = []
-        for node in ast.walk(tree):
+        nodes = list(ast.walk(tree))     # breadth first: a node before its children
+        for node in nodes:
             if isinstance(node, (ast.Attribute, ast.Name, ast.Call, ast.Constant, ast.ClassDef)):
                 todo.append(node)
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 self._bind(node)
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
                 self.prose.add(id(node.value))
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
-                value = node.value
-                if value is not None and self._decodes(value):
-                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                    for t in targets:
-                        self.decoded |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+        self._mark_decodings(nodes)
         for node in todo:
             self._visit(node)
         return self.found
+
+    def _mark_decodings(self, nodes: list) -> None:
+        """Which expressions decode data at run time (``zlib.decompress(...)``,
+        ``x.decode()``), or use a name assigned from such an expression (``self.decoded``,
+        through up to MAX_DECODE_ROUNDS assignments in a row), each judged once: children
+        before parents (`nodes` in reverse breadth-first order), so the whole tree costs a
+        few linear passes. (Walking each assignment's value again for each, as before,
+        was quadratic in nested assignments: 25 s for 250 KB of nested ``(a := ...)``.)"""
+        assigns = [n for n in nodes if isinstance(
+            n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and n.value is not None]
+        marked: set[int] = set()
+        for n in reversed(nodes):
+            if isinstance(n, ast.Call) and self._decoding_call(n):
+                marked.add(id(n))
+            elif any(id(c) in marked for c in ast.iter_child_nodes(n)):
+                marked.add(id(n))
+        for _ in range(MAX_DECODE_ROUNDS):
+            names = set(self.decoded)
+            for a in assigns:
+                if id(a.value) in marked:
+                    targets = a.targets if isinstance(a, ast.Assign) else [a.target]
+                    for t in targets:
+                        names |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+            if names == self.decoded:
+                break
+            self.decoded = names
+            for n in reversed(nodes):
+                if id(n) not in marked and ((isinstance(n, ast.Name) and n.id in names) or any(
+                        id(c) in marked for c in ast.iter_child_nodes(n))):
+                    marked.add(id(n))
+        self.marked = marked
 
     # ------------------------------------------------------------------ names
     def _bind(self, node) -> None:
@@ -514,22 +543,16 @@ class _Scan(ast.NodeVisitor):
         self._add(node, "modules", f"importlib.reload({target or '...'})")
 
     def _decodes(self, expr) -> bool:
-        """Whether `expr` decodes data at run time, or names what was assigned from that (its
-        first MAX_DECODE_NODES nodes: nested calls and assignments are walked again for each,
-        so a bound keeps the whole scan linear)."""
-        for k, n in enumerate(ast.walk(expr)):
-            if k >= MAX_DECODE_NODES:
-                return False
-            if isinstance(n, ast.Name) and n.id in self.decoded:
-                return True
-            if isinstance(n, ast.Call):
-                f = n.func
-                if isinstance(f, ast.Attribute) and f.attr in _DECODE_ATTRS:
-                    return True
-                name = self._dotted_name(f)
-                if name and name.split(".", 1)[0] in _DECODERS:
-                    return True
-        return False
+        """Whether `expr` decodes data at run time, or names what was assigned from that
+        (judged for every expression at once by _mark_decodings)."""
+        return id(expr) in self.marked
+
+    def _decoding_call(self, n: ast.Call) -> bool:
+        f = n.func
+        if isinstance(f, ast.Attribute) and f.attr in _DECODE_ATTRS:
+            return True
+        name = self._dotted_name(f)
+        return bool(name and name.split(".", 1)[0] in _DECODERS)
 
     def _add(self, node, rule: str, code: str) -> None:
         self.found.append({"file": self.file, "line": getattr(node, "lineno", 0),

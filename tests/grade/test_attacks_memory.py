@@ -108,6 +108,34 @@ def test_a_huge_helper_module_is_read_in_bounded_memory(tmp_path):
     assert cpu < 30, cpu         # about a minute before; a few tenths of a second now
 
 
+def test_nested_assignments_cost_the_tamper_scan_what_a_flat_file_does(tmp_path):
+    """The tamper scan runs in the grader's process for every submission: 120 KB of nested
+    named expressions (tamper_scan_nesting.py) against a flat file of the same size, CPU
+    time as a ratio (it was about 19 times the flat file's, 25 s for 250 KB; now about 1)."""
+    import importlib.util
+    import resource
+
+    from graders.grade.grading import load_submission, staff_flags
+
+    spec_ = importlib.util.spec_from_file_location("nesting", CORPUS / "tamper_scan_nesting.py")
+    attack = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(attack)
+    nested = attack.nested_lines(120_000)
+    line = "y = " + "+".join(["x"] * 530) + "\n"
+    flat = line * (len(nested) // len(line))
+    used = {}
+    for name, text in (("flat", flat), ("nested", nested)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "submission.py").write_text((CORPUS / "tamper_scan_nesting.py").read_text()
+                                              + text)
+        sub = load_submission(folder)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_utime
+        assert staff_flags(sub) == []
+        used[name] = resource.getrusage(resource.RUSAGE_SELF).ru_utime - before
+    assert used["nested"] < 4 * used["flat"] + 1, used
+
+
 def test_without_isolation_nothing_of_the_submission_is_read(tmp_path, monkeypatch, capsys):
     from graders.grade import cli, grading
 

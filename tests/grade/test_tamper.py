@@ -109,6 +109,7 @@ NOT_REACHING = {
     "hidden_names.py": "file names (the grader's reading of names)",
     "many_files.py": "a folder of many files (the grader's reading of folders)",
     "deep_folders.py": "a chain of nested folders (the grader's reading of folders)",
+    "tamper_scan_nesting.py": "nested assignments (the cost of the grader's own scan)",
     "see_kit.py": "lists a folder of the file system (what the sandbox shows)",
     "site_symlinks.md": "not a submission",
     "huge_values.py": "returns huge values",
