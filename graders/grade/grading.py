@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import time
 from pathlib import Path
 from typing import Callable
@@ -36,7 +37,7 @@ from .session import Session
 from .similarity import python_parts, reference_flags
 from .report import Report
 from .tamper import tamper_flags
-from .sandbox import Limits, SandboxError, choose_mode
+from .sandbox import IN_SANDBOX, Limits, SandboxError, choose_mode
 
 GRADER_VERSION = "1"
 MAX_MESSAGE_CHARS = 2000        # a check's message and its smallest input, each
@@ -154,6 +155,8 @@ def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limi
     else:
         session = early or Session(mode=mode, **_worker_of(sub, spec, limits))
         run = _run_submission(sub, spec, checks, session, profile, select, on_result)
+        if session.mode != "bwrap" and session.scratch is not None:
+            run = _named_as_in_the_sandbox(run, session.scratch.root)
     results = [_bounded(r) for r in run.pop("results")]
     if sub.kind == "kernel":
         _kernel_hints(results, run.get("import"))
@@ -435,6 +438,43 @@ def sandbox_paths_left_out(text: str) -> str:
 
     return text.replace(f"{IN_SANDBOX}/work/{FILES_COPY}/", "").replace(
         f"{IN_SANDBOX}/submission/", "")
+
+
+def _named_as_in_the_sandbox(run, root: Path):
+    """What the worker said (its output, the messages of its exceptions and faults, in the
+    results and the import's outcome), with the host's paths of the scratch folder written as
+    bubblewrap names them: ``<root>/work-N/`` as /sandbox/work/, ``<root>/`` as /sandbox/.
+    With ``--sandbox container`` and ``none`` the worker runs in a folder of the host
+    (``/dev/shm/u7u1qggw/work-0/submission``): a warning's "/dev/shm/u7u1qggw/submission/hw.py:4:"
+    and a failed open's path reached the student, the scratch folder and the tool's layout;
+    named so, every mode's texts are those of bubblewrap, whose folders
+    sandbox_paths_left_out leaves out of what students read (sixth red-team round)."""
+    import dataclasses
+    import re
+
+    names = sorted({str(root).rstrip("/"), os.path.realpath(root).rstrip("/")}, key=len,
+                   reverse=True)
+    pattern = re.compile("(?:" + "|".join(re.escape(n) for n in names) + r")(/work-\d+)?(?![\w.-])")
+
+    def plain(text: str) -> str:
+        if not any(n in text for n in names):
+            return text
+        return pattern.sub(lambda m: f"{IN_SANDBOX}/work" if m.group(1) else IN_SANDBOX, text)
+
+    def walk(value):
+        if isinstance(value, str):
+            return plain(value)
+        if isinstance(value, dict):
+            return {walk(k) if isinstance(k, str) else k: walk(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(walk(v) for v in value)
+        if isinstance(value, CheckResult):
+            return dataclasses.replace(value, **{
+                f: walk(getattr(value, f)) for f in ("message", "example", "reproducer",
+                                                     "hint", "fields", "details")})
+        return value
+
+    return walk(run)
 
 
 def _bounded(res: CheckResult) -> CheckResult:

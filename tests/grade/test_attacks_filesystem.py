@@ -421,3 +421,33 @@ def test_a_message_names_the_submissions_files_without_the_sandboxs_folders(tmp_
     rep = grade_path(d, spec, select=["vector_norm"], limits=LIMITS, sandbox="bwrap")
     msg = rep["import"]["error"]["msg"]
     assert "'nope.txt'" in msg and "/sandbox" not in msg, msg
+
+
+def _student_texts(rep) -> str:
+    from graders.grade import formats
+
+    gs = formats.gradescope(rep)
+    return "\n".join([formats.render(rep, "text", "en"), gs["output"]]
+                     + [t["output"] for t in gs["tests"]])
+
+
+@pytest.mark.parametrize("mode", [pytest.param("bwrap", marks=needs_bwrap), "none"])
+def test_what_students_read_names_no_folder_of_the_host(spec, mode):
+    """Sixth red-team round: with --sandbox container and none the worker runs in a folder of
+    the host, and a warning's file, a failed open's path and an error naming its working
+    folder showed the grader's scratch folder (/dev/shm/u7u1qggw/work-0/submission/...) to
+    the student. The report names them as bubblewrap does, in every mode, so students read
+    their own file names; the container mode's sample test grades the file too."""
+    import tempfile
+
+    rep = grade_path(CORPUS / "scratch_paths.py", spec, select=["vector_norm", "dot_product"],
+                     limits=LIMITS, sandbox=mode)
+    seen = printed_report(rep, "PATHS-REPORT")      # the report's own words, bubblewrap's names
+    assert seen["file"] == "/sandbox/submission/scratch_paths.py", seen
+    assert seen["cwd"] == "/sandbox/work/submission" and seen["home"] == "/sandbox/work", seen
+    text = _student_texts(rep)
+    assert "scratch_paths.py:25: UserWarning" in text, text
+    assert "No such file or directory: 'scale.txt'" in text, text
+    assert "no dot product in /sandbox/work/submission (home /sandbox/work)" in text, text
+    for host in ("/dev/shm/", tempfile.gettempdir() + "/", "work-0", "work-1"):
+        assert host not in text, (host, text)

@@ -52,6 +52,7 @@ SAMPLE = [
     (CORPUS / "sockets_and_syscalls.py", NORM),
     (CORPUS / "ipc_leftovers.py", NORM),
     (CORPUS / "work_folder_leftovers.py", NORM + ["dot_product"]),
+    (CORPUS / "scratch_paths.py", NORM + ["dot_product"]),
 ]
 CORPORA = THREATS   # tests/attacks/<threat>/
 #: Files whose outcome in container mode differs from bubblewrap's, and why.
@@ -196,6 +197,10 @@ def test_the_examples_and_the_attacks_on_this_mode_grade_as_under_bubblewrap(
             got[str(CORPUS / "work_folder_leftovers.py")]["output"].splitlines()
             if x.startswith("WORK-REPORT ")]
     assert len(work) >= 2 and all(r["earlier"] == [] for r in work), work
+    # the worker runs in a folder of the host: the report names it as bubblewrap does
+    paths = got[str(CORPUS / "scratch_paths.py")]["output"]
+    assert '"file": "/sandbox/submission/scratch_paths.py"' in paths, paths
+    assert "scratch_paths.py:25: UserWarning" in paths and "/dev/shm/" not in paths, paths
 
 
 @pytest.mark.skipif(os.environ.get("ANDREA_CONTAINER_FULL") != "1",
