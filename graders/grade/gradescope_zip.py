@@ -114,8 +114,10 @@ RESULTS="$ROOT/results/results.json"
 mkdir -p "$ROOT/results"
 TMP="$(mktemp "$ROOT/results/.results.XXXXXX")"
 LOG="$(mktemp)"
-# the zip's folder (the wheel, a spec file) is the grader's too: root-only in container mode
-export ANDREA_PROTECT="$SRC"
+# the zip's folder (the wheel, a spec file) is the grader's too: root-only in container mode;
+# so is Gradescope's submission_metadata.json, which holds every earlier submission's
+# results.json (hidden tests, their output, the staff's flags) and the submitters' names
+export ANDREA_PROTECT="$SRC:$ROOT/submission_metadata.json"
 status=0
 timeout -k 15 "${ANDREA_GRADE_TIMEOUT:-@TIMEOUT@}" "$VENV/bin/andrea-grade" "$ROOT/submission" \
     --format gradescope --output "$TMP" --sandbox @SANDBOX@ @ARGS@ >"$LOG" 2>&1 || status=$?

@@ -92,6 +92,7 @@ REACHING = {
     "fill_storage.py": {"grader_name"},                     # writes into /sandbox/runtime
     "proc_host_paths.py": {"proc", "modules"},               # /proc/self/*, modules' files
     "neighbour_region.py": {"proc"},                         # another worker's /proc/<pid>/fd
+    "previous_results.py": {"proc"},                         # the grader's /proc/<pid>/cmdline
     # code that is not source (copy detection cannot read it): the loaders and what they load
     "compiled_copy.py": {"compiled"},                        # SourcelessFileLoader
     "pycache_copy.py": {"compiled"},                         # cache_from_source

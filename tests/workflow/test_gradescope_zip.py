@@ -297,3 +297,49 @@ def test_check_reports_a_zip_whose_grading_fails(autograder, tmp_path):
     lines: list[str] = []
     assert not check_zip(broken, out=lines.append)
     assert any("FAILED" in x and "fallback" in x for x in lines), lines
+
+
+@pytest.mark.serial   # the container mode makes the grader's files root-only while it runs
+def test_earlier_results_in_gradescopes_metadata_never_reach_the_student(autograder, tmp_path):
+    """Sixth red-team round (tests/attacks/reports/previous_results.py): Gradescope's
+    submission_metadata.json holds every earlier submission's results.json, hidden tests and
+    staff flags included; in container mode the worker found it (/autograder, or the grader's
+    command line in /proc) and printed it into what the student reads. run_autograder makes it
+    one of the grader's files (root-only, checked as a worker's uid before any worker runs)."""
+    from graders.grade import sandbox
+    from graders.grade.gradescope_zip import _container_wrapper
+    from tests.attacks import CORPUS
+
+    wrapper = _container_wrapper(tmp_path, alone=ROOT)
+    if wrapper is None:
+        pytest.skip("needs root with CAP_SYS_ADMIN, unshare and setpriv")
+    _, _, zsrc, _ = autograder
+    src = tmp_path / "source"
+    shutil.copytree(zsrc, src)
+    run = src / "run_autograder"
+    run.write_text(run.read_text().replace("--sandbox auto ", "--sandbox container "))
+    root = _fake_root(tmp_path, {"submission.py": CORPUS / "previous_results.py"})
+    secret = "SECRET-HIDDEN-RESULT-7f3a"
+    meta = {"id": 1, "users": [{"name": "A Student"}], "previous_submissions": [{
+        "score": 40.0, "results": {"tests": [{"name": "hidden check", "visibility": "hidden",
+                                              "output": secret}],
+                                   "extra_data": {"flags": [{"kind": "grader_tamper"}]}}}]}
+    (root / "submission_metadata.json").write_text(json.dumps(meta))
+    for d in (tmp_path, root, root / "submission", src):
+        d.chmod(0o755)
+    before = {p: os.stat(p).st_mode & 0o7777 for p in sandbox.container.grader_files()}
+    try:
+        e = {**os.environ, "ANDREA_AUTOGRADER_ROOT": str(root)}
+        e.pop("PYTHONPATH", None)
+        p = subprocess.run(wrapper + [str(run)], env=e, capture_output=True, text=True,
+                           timeout=600 * load_margin(), cwd=str(src))
+    finally:
+        for path, mode in before.items():
+            os.chmod(path, mode)
+    assert p.returncode == 0, p.stderr[-2000:]
+    res = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    assert "andrea-grade failed" not in p.stdout, p.stdout[-3000:]
+    text = json.dumps(res)
+    assert "METADATA-REPORT" in res["output"], res["output"]        # the attack ran, and saw
+    assert str(root) in res["output"] or "/autograder" in res["output"]  # where the file is
+    assert secret not in text and "A Student" not in text, res["output"]
