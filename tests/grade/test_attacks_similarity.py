@@ -96,6 +96,44 @@ def test_a_reference_copy_is_flagged_however_it_is_handed_in(tmp_path):
         assert flags and flags[0]["kind"] == "reference_copy", path.name
 
 
+def _filler_seed():
+    import importlib.util
+
+    spec_ = importlib.util.spec_from_file_location("filler_seed",
+                                                   CORPUS / "filler_statements.py")
+    seed = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(seed)
+    return seed
+
+
+def test_a_reference_copy_with_statements_that_do_nothing_is_flagged():
+    """filler_statements.py: a filler after every statement (it was unflagged with each),
+    and the copy behind 70 comments holding a form feed (it was never read)."""
+    from graders.grade.similarity import reference_flags
+
+    seed, copy = _filler_seed(), _reference_copy()
+    variants = {f"filler {f!r}": seed.with_fillers(copy, f) for f in seed.FILLERS}
+    variants["form feeds"] = seed.behind_form_feeds(copy)
+    for name, text in variants.items():
+        compile(text, name, "exec")               # still valid Python
+        flags = reference_flags(text)
+        assert flags and flags[0]["kind"] == "reference_copy", name
+
+
+def test_statements_that_do_nothing_are_left_out_of_the_tokens():
+    from graders.grade.similarity import tokens
+
+    body = "def f(a):\n    b = a + 1\n    return b\n"
+    assert tokens(body) == tokens("def f(a):\n    b = a + 1\n    0\n    _ = len(a)\n"
+                                  "    c = 2\n    c = c + 1\n    x: int\n    return b\n")
+    # what runs is kept: a call, an item or an attribute assigned, a name read later, and a
+    # module's or a class's names (read from outside)
+    for kept in ("    print(a)\n", "    a[0] = 1\n", "    a.x = 1\n", "    b += 1\n"):
+        assert tokens(body) != tokens(body.replace("    return b\n", kept + "    return b\n"))
+    assert tokens("X = 1\n") == ["V", "=", "0", ";"]
+    assert tokens("class A:\n    x = 1\n") != tokens("class A:\n    pass\n")
+
+
 def _statement_ends(source: str) -> set[int]:
     """The lines (1-based) of `source` on which a simple statement ends: a line ending in a
     NEWLINE token whose last token is not ':' (a block's header)."""
