@@ -8,6 +8,7 @@ mounts) and checked against the kit's private files, for a Python and for a kern
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -156,3 +157,37 @@ def test_an_assert_in_a_kernel_gets_the_same_verdict_from_both_commands():
         assert "SIGABRT" not in graded[cid]["message"] and "abort" not in graded[cid]["message"]
     assert any("assert(" in r.message for r in mine.values())
     np.testing.assert_equal(rep["score"] < rep["max_score"], True)
+
+
+@needs_bwrap
+@pytest.mark.xfail(strict=True, reason="known gap (sixth red-team round): a kernel's worker on a "
+                   "machine with a CUDA device gets /proc (the device's driver reads it), and "
+                   "its mountinfo names the host's path of every bound folder: the virtual "
+                   "environment's packages, the interpreter's installation")
+def test_a_kernel_worker_with_a_device_sees_no_host_path(kernel_scratch, monkeypatch):
+    """What a kernel worker sees where a CUDA device exists, on any machine: the device is
+    stood in for (bubblewrap binds it with --dev-bind-try, so a missing one is passed over),
+    which gives the worker its /proc as on a GPU machine."""
+    import sys
+
+    if not sandbox.mounts._has("--dev-bind-try"):
+        pytest.skip("this bubblewrap has no --dev-bind-try to pass over the stand-in device")
+    if sys.prefix.startswith("/usr"):
+        pytest.skip("the grader's environment is the system's: its paths name nothing of a host")
+    monkeypatch.setattr(sandbox.mounts, "cuda_devices",
+                        lambda every=False: [] if every else [Path("/dev/nvidia0")])
+    launch = sandbox.plan(kernel_scratch, fast_limits(), "bwrap", [])
+    exe = sandbox.mounts.sandbox_python()[0]
+    code = ("import os\nfor f in ('/proc/self/mountinfo', '/proc/1/cmdline', '/proc/self/maps'):\n"
+            "    print(open(f, 'rb').read().decode('utf-8', 'replace'))\n")
+    argv = launch.argv[:launch.argv.index(exe)] + [exe, "-S", "-c", code]
+    try:
+        p = subprocess.run(argv, env=launch.env, cwd=launch.cwd, capture_output=True,
+                           timeout=120 * load_margin())
+    finally:
+        if launch.cgroup is not None:
+            launch.cgroup.remove()
+    out = p.stdout.decode(errors="replace")
+    assert p.returncode == 0 and "/proc" in out, p.stderr[-2000:]
+    for host in {str(ROOT), sys.prefix, os.path.realpath(sys.base_prefix)} - {"/usr"}:
+        assert host not in out, host

@@ -195,10 +195,16 @@ def _site_entries(kernel: bool) -> list[Path]:
     return out
 
 
+def cuda_devices(every: bool = False) -> list[Path]:
+    """This machine's CUDA devices (/dev/nvidia0, ...); `every`: with the driver's control
+    files (/dev/nvidiactl, /dev/nvidia-uvm, ...), which a kernel's worker gets bound in."""
+    return sorted(Path("/dev").glob("nvidia*" if every else "nvidia[0-9]*"))
+
+
 def _kernel_site_dirs() -> list[Path]:
     """Folders of the site packages the kernel runtime needs (see KERNEL_SITE)."""
     names = list(KERNEL_SITE)
-    if any(Path("/dev").glob("nvidia[0-9]*")):
+    if cuda_devices():
         names += KERNEL_SITE_GPU
     out = []
     for name in names:
@@ -310,11 +316,11 @@ def _bwrap_prefix(exe: str, dirs: dict, site: list[str], *, disk_bytes: int,
     # line is bubblewrap's with every bound path; a CUDA device's driver needs it
     cmd += ["--perms", "01777", "--dir", f"{work}/tmp", "--symlink", f"{work}/tmp", "/tmp",
             "--dev", "/dev"]
-    if gpu and any(Path("/dev").glob("nvidia[0-9]*")):
+    if gpu and cuda_devices():
         cmd += ["--proc", "/proc"]
     cmd += _writable_tmpfs("/dev/shm", shm)
     if gpu:
-        for dev in sorted(Path("/dev").glob("nvidia*")):
+        for dev in cuda_devices(every=True):
             cmd += ["--dev-bind-try" if _has("--dev-bind-try") else "--dev-bind", str(dev),
                     str(dev)]
     if "runtime" in dirs:
