@@ -449,16 +449,34 @@ def _row_report(text, name: str, sha: str) -> Report:
                          f"{exc}; grade it again with --regrade") from None
 
 
+#: ``similar_to`` flags listed on one row (its most similar others first); the rest are counted
+#: in one ``similar_to_more`` flag (300 identical files made every row name the 299 others: a
+#: 6 MB CSV and a 9.5 MB summary.html; similarity.html lists every pair up to its own cap)
+MAX_SIMILAR_FLAGS = 10
+
+
 def _flag(rows: list[BatchRow], pairs) -> None:
-    """Add ``similar_to`` flags (both ways) and the CSV's one-cell summary of the flags."""
+    """Add ``similar_to`` flags (both ways; at most MAX_SIMILAR_FLAGS a row, then a count)
+    and the CSV's one-cell summary of the flags. `pairs` come most similar first."""
     by_name = {r.submission: r for r in rows}
+    listed: dict[str, int] = {}
+    more: dict[str, int] = {}
     for a, b, sim in pairs:
         for me, other in ((a, b), (b, a)):
-            if me in by_name:
-                by_name[me].flag_list.append(Flag("similar_to", {
-                    "kind": "similar_to", "other": other, "similarity": sim,
-                    "message": f"{sim:.0%} of the smaller file's code fingerprints are shared "
-                               f"with {other}"}))
+            if me not in by_name:
+                continue
+            if listed.get(me, 0) >= MAX_SIMILAR_FLAGS:
+                more[me] = more.get(me, 0) + 1
+                continue
+            listed[me] = listed.get(me, 0) + 1
+            by_name[me].flag_list.append(Flag("similar_to", {
+                "kind": "similar_to", "other": other, "similarity": sim,
+                "message": f"{sim:.0%} of the smaller file's code fingerprints are shared "
+                           f"with {other}"}))
+    for me, n in more.items():
+        by_name[me].flag_list.append(Flag("similar_to_more", {
+            "kind": "similar_to_more", "count": n,
+            "message": f"{n} more submissions are similar to this one (similarity.html)"}))
     for r in rows:
         r.flags = "; ".join(_flag_cell(f) for f in r.flag_list)
 
@@ -468,6 +486,8 @@ def _flag_cell(f: Flag) -> str:
     places, and the first one). A flag's own fields are JSON data, by its kind."""
     if f.kind == "similar_to":
         return f"{f.kind} {f.data['other']} {f.similarity:.2f}"
+    if f.kind == "similar_to_more":
+        return f"{f.kind} {f.data.get('count', 0)}"
     if f.kind == "grader_tamper":
         places = f.data.get("places")
         first = places[0] if isinstance(places, list) and places and \

@@ -238,6 +238,10 @@ def summary_page(rows: list[BatchRow], spec_title: str, pairs: list[tuple[str, s
                                          other=other),
                               "href": "similarity.html" + (f"#{pair_id(i)}" if i is not None
                                                            else "")})
+            elif f.kind == "similar_to_more":
+                flags.append({"label": t(M.REPORT_FLAG_SIMILAR_MORE,
+                                         n=int(f.data.get("count", 0))),
+                              "href": "similarity.html"})
         score = r.score
         students.append({
             "id": row_id[r.submission], "name": r.submission,

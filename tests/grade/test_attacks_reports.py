@@ -276,3 +276,44 @@ def test_a_students_feedback_never_names_another_student(tmp_path, spec):
         text = (out / f"{me}.py.md").read_text(encoding="utf-8")
         assert "load_impl" in text                      # the failing check's reproducer
         assert f"{other}.py" not in text, (me, text)
+
+
+def test_a_file_handed_in_by_a_whole_class_keeps_every_output_small(tmp_path, spec):
+    """similar_crowd.py: one correct file handed in by 300 students: every row named its 299 others (a 6.1 MB
+    CSV, a 9.5 MB summary.html); now its 10 most similar and a count of the rest."""
+    import csv
+
+    from graders.conformance.registry import all_checks
+    from graders.conformance.runner import CheckResult
+    from graders.grade.batch import MAX_SIMILAR_FLAGS, _flag, write_csv
+    from graders.grade.batch_reports import similarity_html, write_summary
+    from graders.grade.class_summary import problem_of
+    from graders.grade.report import BatchRow
+    from graders.grade.similarity import similar_pairs
+
+    from .reports import report_of
+
+    text = (ROOT / "tests" / "corpus" / "correct" / "numpy_naive.py").read_text()
+    names = [f"student_with_a_fairly_long_name_{i:04d}_hw.py" for i in range(300)]
+    sources = {n: [(n, text)] for n in names}
+    pairs = similar_pairs(sources)
+    assert len(pairs) == 300 * 299 // 2           # identical files: every pair flagged
+    rep = report_of(spec, [CheckResult(c.id, c.clauses, "passed") for c in all_checks(spec)],
+                    name="hw.py")
+    rows = [BatchRow(n, report=rep, score=rep["score"], max_score=rep["max_score"],
+                     problem=problem_of(rep)) for n in names]
+    _flag(rows, pairs)
+    for r in rows:
+        kinds = [f.kind for f in r.flag_list]
+        assert kinds == ["similar_to"] * MAX_SIMILAR_FLAGS + ["similar_to_more"], kinds
+        assert r.flag_list[-1].data["count"] == 299 - MAX_SIMILAR_FLAGS
+    out = tmp_path / "report"
+    write_csv(tmp_path / "scores.csv", rows, list(spec.groups), feedback="md")
+    write_summary(out, rows, spec.title, pairs, "nl")
+    (out / "similarity.html").write_text(similarity_html(pairs, sources, "nl"),
+                                         encoding="utf-8")
+    for f in [tmp_path / "scores.csv", *out.iterdir()]:
+        assert f.stat().st_size < 5_000_000, (f.name, f.stat().st_size)
+    row = next(csv.DictReader((tmp_path / "scores.csv").open(encoding="utf-8")))
+    assert row["flags"].endswith(f"similar_to_more {299 - MAX_SIMILAR_FLAGS}"), row["flags"]
+    assert "en nog 289 die erop lijken" in (out / "summary.html").read_text(encoding="utf-8")

@@ -112,6 +112,7 @@ NOT_REACHING = {
     "deep_folders.py": "a chain of nested folders (the grader's reading of folders)",
     "tamper_scan_nesting.py": "nested assignments (the cost of the grader's own scan)",
     "filler_statements.py": "statements that do nothing around a copy (copy detection)",
+    "similar_crowd.py": "one file handed in by many (the batch's reports)",
     "see_kit.py": "lists a folder of the file system (what the sandbox shows)",
     "scratch_paths.py": "prints and raises with its own paths (what students read)",
     "site_symlinks.md": "not a submission",
