@@ -296,6 +296,8 @@ CONFINE_DENIED = (
 # clone with one of these flags: EPERM (CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID,
 # NEWNET); clone3, whose flags sit in memory a filter cannot read: ENOSYS, on which the C
 # library falls back to clone.
+#: mmap's and memfd_create's flag for pages of the huge page pool (refused: see confine).
+MAP_HUGETLB, MFD_HUGETLB = 0x40000, 0x4
 CLONE_NEW_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000,
                    0x40000000)
 
@@ -303,7 +305,8 @@ CLONE_NEW_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0
 def confine() -> None:
     """Install the worker's seccomp filter (libseccomp, which apt itself depends on) on every
     thread of this process and everything it starts: the calls of `CONFINE_DENIED` fail with
-    EPERM, clone with a namespace flag with EPERM, clone3 with ENOSYS. Calls of another
+    EPERM, clone with a namespace flag with EPERM, clone3 with ENOSYS, mmap and memfd_create
+    of huge pages (MAP_HUGETLB, MFD_HUGETLB) with EPERM. Calls of another
     architecture (i386's int 0x80, x32) kill the process (libseccomp's default for an
     architecture the filter was not built for). Raises SystemExit when the filter cannot be
     installed: then the submission must not run.
@@ -353,6 +356,11 @@ def confine() -> None:
             for flag in CLONE_NEW_FLAGS:   # rules of one call are or-ed
                 rule("clone", errno.EPERM, Cmp(0, masked_eq, flag, flag))
             rule("clone3", errno.ENOSYS)
+            # huge pages of the machine's reserved pool (an anonymous MAP_HUGETLB mapping, a
+            # MFD_HUGETLB memfd, which keeps them while its descriptor is open): charged to
+            # the hugetlb controller, never to the worker's memory cgroup
+            rule("mmap", errno.EPERM, Cmp(3, masked_eq, MAP_HUGETLB, MAP_HUGETLB))
+            rule("memfd_create", errno.EPERM, Cmp(1, masked_eq, MFD_HUGETLB, MFD_HUGETLB))
             lib.seccomp_attr_set(ctx, 4, 1)   # SCMP_FLTATR_CTL_TSYNC: every thread
             if lib.seccomp_load(ctx):
                 raise OSError("seccomp_load failed")

@@ -351,3 +351,17 @@ def test_a_workers_files_go_with_it(spec, mode):
                if x.startswith("WORK-REPORT ")]
     assert len(reports) >= 2, rep["submission_output"][:2000]       # a fresh worker per check
     assert all(r["wrote_mib"] == 24 and r["earlier"] == [] for r in reports), reports
+
+
+@pytest.mark.parametrize("mode", _MODES)
+def test_no_pages_of_the_huge_page_pool(spec, mode):
+    """Sixth red-team round: MAP_HUGETLB and MFD_HUGETLB take pages of the machine's reserved
+    pool, charged to the hugetlb controller and never to the worker's memory cgroup. The
+    filter refuses both flags (EPERM, before the empty pool's ENOMEM); plain mappings and
+    memfds still work."""
+    rep = grade_path(CORPUS / "hugetlb_pages.py", spec, select=["vector_norm"], limits=LIMITS,
+                     sandbox=mode)
+    assert rep["import"]["ok"] and rep["checks"][0]["status"] == "passed", rep["checks"]
+    got = printed_report(rep, "HUGETLB-REPORT")
+    assert got == {"mmap": "refused, errno 1", "memfd": "refused, errno 1",
+                   "plain": "works"}, got

@@ -77,6 +77,7 @@ REACHING = {
     "memory_across_processes.py": {"process"},
     "memory_in_memfds.py": {"process"},
     "ipc_leftovers.py": {"native"},                         # System V IPC through ctypes
+    "hugetlb_pages.py": {"native", "process"},              # mmap, os.memfd_create
     "work_folder_leftovers.py": {"process"},                # os._exit in every call
     "blob_named_many_times.py": {"process"},               # writes forged frames on fd 1
     "catch_base_exception.py": {"process"},                # signal handlers
