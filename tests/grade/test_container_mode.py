@@ -53,6 +53,7 @@ SAMPLE = [
     (CORPUS / "ipc_leftovers.py", NORM),
     (CORPUS / "work_folder_leftovers.py", NORM + ["dot_product"]),
     (CORPUS / "scratch_paths.py", NORM + ["dot_product"]),
+    (CORPUS / "checkout_copy.py", NORM),
 ]
 CORPORA = THREATS   # tests/attacks/<threat>/
 #: Files whose outcome in container mode differs from bubblewrap's, and why.
@@ -201,6 +202,10 @@ def test_the_examples_and_the_attacks_on_this_mode_grade_as_under_bubblewrap(
     paths = got[str(CORPUS / "scratch_paths.py")]["output"]
     assert '"file": "/sandbox/submission/scratch_paths.py"' in paths, paths
     assert "scratch_paths.py:25: UserWarning" in paths and "/dev/shm/" not in paths, paths
+    # the grader's source tree (this checkout) found through /proc: nothing of it is read
+    tree = got[str(CORPUS / "checkout_copy.py")]
+    assert tree["statuses"]["vector_norm"] == "failed", tree
+    assert '"read": "Permission denied"' in tree["output"], tree["output"]
 
 
 @pytest.mark.skipif(os.environ.get("ANDREA_CONTAINER_FULL") != "1",

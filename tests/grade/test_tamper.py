@@ -94,6 +94,7 @@ REACHING = {
     "proc_host_paths.py": {"proc", "modules"},               # /proc/self/*, modules' files
     "neighbour_region.py": {"proc"},                         # another worker's /proc/<pid>/fd
     "previous_results.py": {"proc"},                         # the grader's /proc/<pid>/cmdline
+    "checkout_copy.py": {"proc", "exec"},                    # /proc/<pid>/cmdline, exec(...)
     # code that is not source (copy detection cannot read it): the loaders and what they load
     "compiled_copy.py": {"compiled"},                        # SourcelessFileLoader
     "pycache_copy.py": {"compiled"},                         # cache_from_source

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .errors import IsolationUnavailable
 from .features import _python
-from .mounts import _site_dirs, kit_package_locations
+from .mounts import PROJECT_ROOT, _site_dirs, kit_package_locations
 from .processes import _allocate_uid
 from .scratch import _traversable
 
@@ -52,13 +52,15 @@ print(json.dumps(bad))
 
 def grader_files(protect=()) -> list[Path]:
     """What the worker must never read in container mode: the kit's packages (the reference,
-    the checks, the spec, the grader), the installed package's metadata, `protect` and the
-    paths of ``$ANDREA_PROTECT``; each once, those that exist."""
+    the checks, the spec, the grader), the installed package's metadata, the project's source
+    tree where the grader runs from one (`_checkout_entries`), `protect` and the paths of
+    ``$ANDREA_PROTECT``; each once, those that exist."""
     import glob
 
     cands: list[str] = [str(p) for p in kit_package_locations()]
     for site in _site_dirs():
         cands += glob.glob(str(site / "andrea_conformance*"))
+    cands += _checkout_entries()
     cands += [str(p) for p in protect if p]
     cands += [p for p in os.environ.get(PROTECT_ENV, "").split(":") if p]
     out: list[Path] = []
@@ -66,6 +68,33 @@ def grader_files(protect=()) -> list[Path]:
         p = Path(os.path.realpath(c))
         if p.exists() and p not in out:
             out.append(p)
+    return out
+
+
+def _checkout_entries() -> list[str]:
+    """Where the grader runs from the project's source tree (a checkout with an editable
+    install): every top-level entry of that tree but the folders the worker's interpreter and
+    packages lie in (a virtual environment inside it) and links (a link's target is not the
+    tree's). The tree holds whole correct solutions (examples/submissions, tests/corpus), the
+    mutants, and in .git every version of the reference: a container-mode worker found the
+    tree from the grader's command line in /proc and ran correct_student.py as its own."""
+    import sys
+
+    root = PROJECT_ROOT
+    try:
+        text = (root / "pyproject.toml").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    if 'name = "andrea-conformance"' not in text:
+        return []
+    needed = [Path(os.path.realpath(p)) for p in (_python()[1], sys.prefix, *_site_dirs())]
+    out: list[str] = []
+    for entry in sorted(root.iterdir()):
+        if entry.is_symlink():
+            continue
+        real = Path(os.path.realpath(entry))
+        if not any(real == n or real in n.parents for n in needed):
+            out.append(str(entry))
     return out
 
 
