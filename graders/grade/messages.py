@@ -97,6 +97,9 @@ FAULT_FORBIDDEN = ("the submission imports {module}, which is not allowed (the r
 FAULT_MEMORY = "{what}: the submission {detail} (memory limit {mib} MiB)"
 FAULT_SUBMISSION = "{what}: the submission {detail}"
 WHAT_IMPORT = "importing the submission"   # the {what} of a fault while importing
+# the {what} of a fault while a worker is started again for a call ({call}: "dot()")
+WHAT_RESTART = "restarting the submission for {call}"
+FAULT_REIMPORT = "{what}: the submission failed to import again ({error})"
 # What the worker saw the submission do ({detail} of FAULT_SUBMISSION and FAULT_MEMORY).
 DETAIL_EXIT_IMPORT = "called sys.exit({code}) while importing"
 DETAIL_EXIT_CALL = "called sys.exit({code}) in {function}()"
@@ -250,9 +253,12 @@ def fault_detail(detail: dict, t=None) -> str:
     translator's language; the signal's description is a sentence of its own."""
     t = t or (lambda msgid, **kw: msgid.format(**kw) if kw else msgid)
     fields = dict(detail.get("fields") or {})
+    call = fields.pop("what_call", None)
     for name in ("signal", "what"):   # a sentence of its own; a call such as dot() stays as it is
         if isinstance(fields.get(name), str):
             fields[name] = t(fields[name])
+    if isinstance(call, str):         # a fault while the worker was started again for `call`
+        fields["what"] = t(WHAT_RESTART, call=call)
     said = fields.pop("detail_said", None)   # what the worker saw, a sentence of its own
     if isinstance(said, dict) and isinstance(said.get("msgid"), str):
         fields["detail"] = t(said["msgid"], **dict(said.get("fields") or {}))

@@ -646,11 +646,18 @@ class SubmissionProxy:
     def _ensure(self, what: str) -> Worker:
         if self._worker is None or not self._worker.alive:
             self.restarts += 1
-            header = self._spawn(f"restarting the submission for {what}")
+            restart = M.WHAT_RESTART.format(call=what)
+            try:
+                header = self._spawn(restart)
+            except ImplementationFault as fault:
+                if fault.fields.get("what") == restart:   # said in the student's language
+                    fault.fields["what_call"] = what
+                raise
             if "import_error" in header:
                 self._kill()
-                raise WorkerCrashed(f"{what}: the submission failed to import again: "
-                                    f"{header['import_error'].get('msg', '')}")
+                raise WorkerCrashed.said(M.FAULT_REIMPORT, what=what,
+                                         error=str(header["import_error"].get("msg", "")),
+                                         function=what.split("(", 1)[0])
         return self._worker
 
     def _kill(self) -> None:

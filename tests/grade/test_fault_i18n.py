@@ -125,3 +125,41 @@ def test_an_exit_while_importing_is_told_in_dutch(spec, tmp_path):
     assert "het importeren van de inzending: de inzending riep sys.exit(2) aan tijdens het " \
            "importeren" in text, text
     assert "importing" not in text and "called sys.exit" not in text, text
+
+
+def _restart(spawn):
+    """SubmissionProxy._ensure for a call of dot() whose worker is gone: `spawn` stands for
+    starting the worker again."""
+    from graders.grade.proxy import SubmissionProxy
+
+    proxy = types.SimpleNamespace(_worker=None, restarts=0, _spawn=spawn, _kill=lambda: None)
+    with pytest.raises(ImplementationFault) as exc:
+        SubmissionProxy._ensure(proxy, "dot()")
+    return exc.value
+
+
+@pytest.mark.parametrize("lang, words", [
+    ("nl", ["het opnieuw starten van de inzending voor dot()",
+            "de inzending kon opnieuw niet worden geïmporteerd (name 'x' is not defined)"]),
+    ("ko", ["dot()을(를) 위해 제출물을 다시 시작하는 중",
+            "제출물을 다시 가져오지 못했습니다(name 'x' is not defined)"]),
+])
+def test_a_fault_while_restarting_reads_in_the_students_language(spec, lang, words):
+    """Sixth red-team round: a worker started again for a call (after a crash) that stops, or
+    whose import fails this time, was told in English whatever the language ("restarting the
+    submission for dot(): ...", "the submission failed to import again: ...")."""
+    from graders.conformance.faults import WorkerCrashed
+
+    def stops(what):
+        raise WorkerCrashed.said(M.FAULT_PIPE_CLOSED, what=what)
+
+    crashed = _restart(stops)
+    reimport = _restart(lambda what: {"import_error": {"msg": "name 'x' is not defined"}})
+    assert str(crashed).startswith("restarting the submission for dot(): ")
+    assert str(reimport) == ("dot(): the submission failed to import again (name 'x' is not "
+                             "defined)")
+    for fault, said in zip((crashed, reimport), words):
+        check = next(c for c in _report(spec, fault, ["VEC-DOT-01"]).checks
+                     if c.id == "dot_product")
+        text = formats.check_feedback(check, translator(lang), {})
+        assert said in text and "restarting" not in text and "again" not in text, text
