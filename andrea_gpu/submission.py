@@ -17,6 +17,8 @@ embed_backward: the parameter counts, init_table, dot, norm, cosine) from andrea
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import andrea_ref
 from andrea_runtime import validate
 from spec import load_spec
@@ -82,15 +84,35 @@ class KernelSubmission:
         return f"KernelSubmission({self.path!r}, backend={self.backend!r})"
 
 
-def load_kernel_submission(path, *, backend: str | None = None, spec=None) -> KernelSubmission:
+def load_kernel_submission(path, *, backend: str | None = None, spec=None,
+                           compile_first: bool = False) -> KernelSubmission:
     """Build a submitted .cu for `backend` (default: cuda if available, else the CPU executor).
 
     Raises SubmissionError (with the compiler log) when includes are refused, entry points are
     missing, a signature differs from the contract, or the source does not build.
+    `compile_first` (the self-check): first compile it with NVRTC for the GPU, as the grader's
+    worker does (andrea_gpu/worker_loader.py), so that what NVRTC rejects and g++ would take (a
+    helper function without __device__, a host main()) is refused here too, with NVRTC's log
+    (a ``SubmissionError`` whose ``compile_log`` is set); where NVRTC cannot be loaded the
+    executor's build alone decides, as before.
     """
+    from .nvrtc import NvrtcUnavailable
+
     spec = spec if spec is not None and hasattr(spec, "contract") else load_spec(spec)
+    contract = KernelContract.from_spec(spec)
+    compiled = False
+    if compile_first:
+        try:
+            ok, log = host.compile_kernel_source(path, contract)
+        except NvrtcUnavailable:
+            ok, log = None, ""
+        if ok is False and not isinstance(log, host.CompileFeedback):
+            exc = SubmissionError(f"kernel submission {Path(path).name} does not compile", log)
+            exc.compile_log = str(log)
+            raise exc
+        compiled = ok is True
     return KernelSubmission(host.load_kernel_submission(
-        path, KernelContract.from_spec(spec), validate, backend=backend),
+        path, contract, validate, backend=backend, compiled_for_gpu=compiled),
         spec.contract.required)
 
 

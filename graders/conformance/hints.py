@@ -26,5 +26,22 @@ DTYPE = "Keep float32 data in float32; an accidental float64 result doubles memo
 ARITHMETIC_LOOKUP = ("A lookup copies rows; it does no arithmetic. Here -0.0 turned into 0.0 or a NaN "
                      "spread to other entries, which happens when the rows are computed (e.g. a "
                      "one-hot matrix product) instead of indexed: use table[token_ids].")
+KERNEL_HOST_CODE = ("A kernel file holds device code only: mark every helper function a kernel "
+                    "calls __device__, and leave the host code you tested with (main, "
+                    "cudaMalloc, cudaMemcpy, <<<...>>> launches) out of the file, or put it "
+                    "between #ifndef __CUDACC_RTC__ and #endif; the grader launches your "
+                    "kernels itself.")
+
+
+def host_code_in_log(log) -> bool:
+    """Whether NVRTC's log rejects host code in a kernel file: an unannotated (host) function,
+    the runtime API's host functions (not declared for device code), a <<<...>>> launch."""
+    import re
+
+    return bool(re.search(r"host functions are not allowed in JIT mode|calling a __host__ "
+                          r"function|identifier \"cuda[A-Z]\w*\" is undefined|<<<",
+                          str(log or "")))
+
+
 RAISED = ("Your function raised an exception where the spec expects a result (or a "
           "different exception); run the reproducer below to see the traceback.")

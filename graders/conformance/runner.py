@@ -283,6 +283,11 @@ def remove_import_rules() -> None:
         _IMPORT_RULES.pop().remove()
 
 
+from .hints import KERNEL_HOST_CODE, host_code_in_log  # noqa: E402
+
+KERNEL_LOG_LIMIT = 4000     # andrea_gpu.worker_loader.LOG_LIMIT: what the grader keeps of a log
+
+
 def _load_kernel(path: Path, target):
     """A CUDA kernel submission behind the contract's functions (andrea_gpu.submission: on
     the GPU where there is one, else in the CPU executor), as the grader runs it."""
@@ -293,8 +298,14 @@ def _load_kernel(path: Path, target):
             f"{target}: checking a kernel needs the GPU part of the kit ({exc.name or exc})"
             ) from None
     try:
-        return load_kernel_submission(path)
+        return load_kernel_submission(path, compile_first=True)   # NVRTC first, as the grader
     except SubmissionError as exc:
+        log = getattr(exc, "compile_log", None)
+        if log is not None:      # the grader's words (KERNEL_COMPILE_FAILED), its log's length
+            raise ImplementationLoadError(
+                f"{target}: Your kernel file does not compile; the compiler says:\n"
+                f"{log[:KERNEL_LOG_LIMIT].rstrip()}"
+                + (f"\nhint: {KERNEL_HOST_CODE}" if host_code_in_log(log) else "")) from None
         raise ImplementationLoadError(f"{target}: {exc}") from None
     except (OSError, RuntimeError) as exc:
         raise ImplementationLoadError(

@@ -240,7 +240,8 @@ def summary(report: Report, t: Translator, *, students: bool = True,
 def import_hint(report: Report) -> str:
     """The hint's msgid under the report's import failure."""
     error = getattr(report.import_outcome, "error", None)
-    return M.import_hint(None if error is None else error.type, report.kernel)
+    return M.import_hint(None if error is None else error.type, report.kernel,
+                         None if error is None else error.msg)
 
 
 def report_notes(report: Report, t: Translator) -> list[str]:

@@ -113,7 +113,8 @@ def _kernel_hints(results: list[CheckResult], imp: dict | None = None) -> None:
         elif r.cause == Cause.IMPORT_ERROR:
             error = (imp or {}).get("error")
             r.hint = r.hint or M.import_hint(
-                error.get("type") if isinstance(error, dict) else None, True)
+                error.get("type") if isinstance(error, dict) else None, True,
+                error.get("msg") if isinstance(error, dict) else None)
 
 
 def grade(sub: Submission, spec: Spec, *, profile: str = "grading", limits: Limits | None = None,

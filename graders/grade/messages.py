@@ -5,6 +5,8 @@ hints that checks attach (``graders.conformance.hints``) and the spec's group ti
 of the same catalogs. Placeholders use ``str.format`` names, and translations keep them.
 """
 
+from graders.conformance.hints import (KERNEL_HOST_CODE as KERNEL_HOST_CODE_HINT,  # noqa: F401
+                                       host_code_in_log)
 # Python's own exceptions and messages, in the reader's language: graders.conformance.i18n (the
 # self-check says them too), re-exported here with the grader's other sentences.
 from graders.conformance.i18n import (EXCEPTION_NAMES, PYTHON_MESSAGE_IDS,  # noqa: F401
@@ -120,6 +122,7 @@ KERNEL_COMPILE_FAILED = "Your kernel file does not compile; the compiler says:\n
 KERNEL_REFUSED = "Your kernel file was not compiled:\n{log}"
 IMPORT_HINT_KERNEL = ("Fix this error so that your kernel file compiles; until then every check "
                       "scores zero.")
+HINT_KERNEL_HOST_CODE = KERNEL_HOST_CODE_HINT
 HINT_EXECUTOR_GAP = ("Your kernel compiles for the GPU, but the checker's CPU executor cannot run "
                      "it yet: this is a gap of the checker, not an error in your kernel. Tell "
                      "your instructor; no check could run.")
@@ -265,12 +268,16 @@ def fault_detail(detail: dict, t=None) -> str:
     return t(detail["msgid"], **fields)
 
 
-def import_hint(error_type: str | None, kernel: bool) -> str:
-    """The hint under an import failure (`error_type`: the exception's type, if any): a
-    kernel the checker's CPU executor cannot build (ExecutorGap: it compiles for the GPU) is
-    not the student's to fix."""
+def import_hint(error_type: str | None, kernel: bool, error_msg: str | None = None) -> str:
+    """The hint under an import failure (`error_type`: the exception's type, if any, and
+    `error_msg` its message): a kernel the checker's CPU executor cannot build (ExecutorGap:
+    it compiles for the GPU) is not the student's to fix; a kernel file that does not compile
+    because it holds host code (a helper without __device__, the main() it was tested with) is
+    told so."""
     if kernel and error_type == "ExecutorGap":
         return HINT_EXECUTOR_GAP
+    if kernel and error_type == "CompileError" and host_code_in_log(error_msg):
+        return HINT_KERNEL_HOST_CODE
     return IMPORT_HINT_KERNEL if kernel else IMPORT_HINT
 
 
