@@ -1,0 +1,135 @@
+"""Real code graded fairly, and the self-check saying what the grader says: submissions in the
+styles real students and libraries write (tests/corpus/correct/: a torch-like Module class with
+module-level wrappers, lambdas and functools.partial as contract functions, decorators reading
+inspect.signature, singledispatch, rng passed through np.random.default_rng, full-size tables
+and an argparse __main__ block at import, a Windows file (BOM, CRLF, tabs), notebooks developed
+by trial (drafts redefined, __future__ in a later cell, %timeit, `x = !ls`, `name?`), an
+nbformat 3 notebook, a notebook saved on Windows; tests/workflow/real_styles/: global debug
+settings (np.seterr(all='raise'), warnings as errors, print options), which the kit must
+survive in the student's own process; kernels with warp-level id batches (__ballot_sync,
+__shfl_sync) and with the host harness they were tested with) get full marks from
+andrea-conform and andrea-grade (bubblewrap where it runs) with the same verdict on every
+check. A kernel file NVRTC rejects (a helper without __device__, an unguarded main()) is
+refused by both with NVRTC's log and a hint that names host code, where the kit used to build
+it with g++ alone and say "conforms".
+
+Every correct file is also in tests/conformance/test_corpus.py (in-process, every check). Here,
+by default a sample (a module, a notebook, the debug settings, the kernels) goes through both
+tools; ANDREA_ALL_STYLES=1 takes every file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from graders.conformance import hints
+from graders.grade import messages as M
+from graders.grade.grading import grade, load_submission
+from spec import load_spec
+from tests.corpus import HERE as CORPUS
+from tests.helpers import TEST_SANDBOX
+
+ROOT = Path(__file__).resolve().parents[2]
+STYLES = Path(__file__).resolve().parent / "real_styles"
+KERNELS = ROOT / "tests" / "gpu" / "kernels" / "submissions"
+CORRECT = [CORPUS / "correct" / n for n in (
+    "torch_module_style.py", "lambdas_and_partials.py", "rng_passthrough_take.py",
+    "main_block_full_size.py", "decorators_signature.py", "windows_tabs_crlf_bom.py",
+    "notebook_iterative_redefinitions.ipynb", "notebook_nbformat3.ipynb",
+    "notebook_windows_bom_tabs.ipynb")] + [STYLES / "global_debug_settings.py"]
+SAMPLE = {"notebook_iterative_redefinitions.ipynb", "global_debug_settings.py"}
+ALL = os.environ.get("ANDREA_ALL_STYLES") == "1"
+KERNEL_SELECT = ["lookup_selects_row", "embed_adds_position_rows", "out_of_range_ids",
+                 "token_gradient_scatter_add", "position_gradient_batch_sum"]
+KERNEL_SAMPLE = {"correct_warp_shfl_ids.cu": ["out_of_range_ids", "token_gradient_scatter_add"]}
+
+
+def _kit(path: Path, select=None) -> tuple[int, dict | None, str]:
+    """andrea-conform --format json in a process of its own, as a student runs it (a
+    submission's global settings stay in its process)."""
+    argv = [str(path), "--format", "json", "--profile", "dev",
+            *sum((["--select", s] for s in select or ()), [])]
+    proc = subprocess.run([sys.executable, "-m", "graders.conformance.cli", *argv],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    data = json.loads(proc.stdout) if proc.returncode in (0, 1) else None
+    return proc.returncode, data, proc.stderr
+
+
+def _grade(path: Path, select=None):
+    return grade(load_submission(path), load_spec(), profile="dev", sandbox=TEST_SANDBOX,
+                 select=select)
+
+
+def _same_verdicts(data: dict, rep) -> dict:
+    kit = {r["check_id"]: (r["status"], r["cause"]) for r in data["results"]}
+    graded = {c["id"]: (c["status"], c["cause"]) for c in rep["checks"]}
+    assert kit == graded, {k: (kit.get(k), graded.get(k)) for k in set(kit) | set(graded)
+                           if kit.get(k) != graded.get(k)}
+    return kit
+
+
+def test_the_styles_are_in_the_corpus():
+    for path in CORRECT:
+        assert path.is_file(), path
+    raw = (CORPUS / "correct" / "windows_tabs_crlf_bom.py").read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf") and b"\r\n\t" in raw      # git kept it as written
+
+
+@pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.name)
+def test_correct_styles_get_full_marks_from_both(path):
+    if not ALL and path.name not in SAMPLE:
+        pytest.skip("sampled: ANDREA_ALL_STYLES=1 grades every style")
+    rc, data, err = _kit(path)
+    rep = _grade(path)
+    assert rc == 0 and data is not None, err[-2000:]
+    kit = _same_verdicts(data, rep)
+    assert {v for v in kit.values()} <= {("passed", None), ("skipped", "optional_absent")}
+    assert rep["score"] == rep["max_score"] == 100, [
+        (c["id"], c["message"]) for c in rep["checks"] if c["problem"]]
+    assert not rep["flags"], rep["flags"]                 # honest code is never flagged
+
+
+@pytest.mark.parametrize("name", ["correct_warp_shfl_ids.cu", "correct_host_main_guarded.cu"])
+def test_production_style_kernels_pass_both(name):
+    """Every check of both in-process: tests/gpu/test_gpu_kernel_corpus.py."""
+    pytest.importorskip("andrea_gpu.nvrtc")
+    if not ALL and name not in KERNEL_SAMPLE:
+        pytest.skip("sampled: ANDREA_ALL_STYLES=1 grades every style")
+    select = KERNEL_SELECT if ALL else KERNEL_SAMPLE[name]
+    rc, data, err = _kit(KERNELS / name, select)
+    rep = _grade(KERNELS / name, select)
+    assert rc == 0 and data is not None, err[-2000:]
+    kit = _same_verdicts(data, rep)
+    assert set(kit.values()) == {("passed", None)}
+
+
+@pytest.mark.parametrize("name, says", [
+    ("host_helper_not_device.cu", "host functions are not allowed in JIT mode"),
+    ("host_main_unguarded.cu", 'identifier "cudaMalloc" is undefined'),
+])
+def test_host_code_in_a_kernel_file_is_refused_by_both_with_the_reason(name, says):
+    """NVRTC compiles a kernel file for the GPU and g++ for the CPU executor; g++ takes host
+    code that NVRTC refuses. The grader's worker compiles with NVRTC first; the kit built with
+    g++ only and said "conforms" (host_helper_not_device.cu: 37 passed) where the grader scored
+    0/60. Both now refuse it, with NVRTC's log and the hint that names host code."""
+    from andrea_gpu.nvrtc import NvrtcUnavailable, compile_source
+
+    try:
+        compile_source("", "probe.cu", "sm_90")
+    except NvrtcUnavailable as exc:
+        pytest.skip(f"NVRTC: {exc}")
+    rc, data, err = _kit(STYLES / name, ["lookup_selects_row"])
+    rep = _grade(STYLES / name, ["lookup_selects_row"])
+    assert rc == 2 and data is None, (rc, err[-2000:])
+    assert rep["import"]["error"]["type"] == "CompileError"
+    detail = M.import_detail(rep["import"], kernel=True)
+    assert says in detail and says in err
+    assert detail.splitlines()[0] in err and detail.splitlines()[-1] in err, (detail, err)
+    assert hints.KERNEL_HOST_CODE in err
+    (check,) = rep.checks
+    assert check.hint == M.HINT_KERNEL_HOST_CODE
