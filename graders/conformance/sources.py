@@ -101,6 +101,11 @@ MAX_IMPORT_LINE = 1000
 # costs hundreds of bytes per character (a 4.9 MB module of 1+1+... took 3 GB and a minute);
 # a longer text is scanned line by line instead (linear, no tree)
 MAX_AST_CHARS = 256 << 10
+# ... and one with more '{' than this is not parsed either: CPython's parser takes time
+# quadratic in the replacement fields of one f-string (3.10 and 3.11 most: 240 KB of
+# f'{a}{a}...' took 6 s to parse, and a folder of 19 such helpers held the grader for
+# minutes before any worker started; still superlinear in 3.12)
+MAX_AST_BRACES = 5000
 # Lines left out of a notebook that are listed (reports, feedback); the rest are counted (a
 # notebook of 1.25 million magic lines made a 148 MB report and took 2.1 GB of the grader)
 MAX_DROPPED_LISTED = 100
@@ -119,6 +124,15 @@ class Dropped:
 
     def to_dict(self) -> dict:
         return {"cell": self.cell, "line": self.line, "kind": self.kind, "text": self.text}
+
+
+def parse_is_bounded(text: str) -> bool:
+    """Whether `text` may be parsed into a syntax tree in the grader's (and the self-check's)
+    own process: at most MAX_AST_CHARS characters and MAX_AST_BRACES braces (the one bound of
+    every such parse: forbidden_imports, the package-face test, the tamper scan, copy
+    detection's test of a file under another name; each reads a text that is not parsed by
+    its lines or not at all)."""
+    return len(text) <= MAX_AST_CHARS and text.count("{") <= MAX_AST_BRACES
 
 
 def cell_at(line_map, line) -> tuple[int, int] | None:
@@ -474,10 +488,11 @@ def _is_package_face(text: str) -> bool:
     modules (``from .layer import lookup``) or defines functions itself. One that only marks a
     folder as a package, or sets ``__version__``, leaves the other rules to choose. Text that
     does not parse is taken as the face (its error is reported when it is imported). A text
-    over MAX_AST_CHARS is judged by its lines (a top-level ``def`` or ``from .``)."""
-    if len(text) > MAX_AST_CHARS:
+    that may not be parsed (parse_is_bounded) is judged by its lines (a top-level ``def`` or
+    ``from .``)."""
+    if not parse_is_bounded(text):
         return any(line.startswith(("def ", "async def ", "from .")) for line in
-                   text.splitlines())
+                   source_lines(text))
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -496,14 +511,15 @@ def forbidden_imports(text: str) -> list[str]:
     """Modules of the kit or of the test tooling that `text` imports (statically visible).
 
     Linear in the text and bounded in memory: a text that names none of those packages
-    imports none of them (no parse); one over MAX_AST_CHARS is scanned line by line (import
+    imports none of them (no parse); one that may not be parsed (parse_is_bounded: too
+    long, too many braces) is scanned line by line (import
     statements that start a line, ``__import__("x")`` and ``import_module("x")``) instead of
     being parsed into a tree."""
     if not any(name in text for name in FORBIDDEN_PACKAGES):
         return []
     names: list[str] = []
-    if len(text) > MAX_AST_CHARS:
-        for line in text.splitlines():
+    if not parse_is_bounded(text):
+        for line in source_lines(text):
             if not any(name in line for name in FORBIDDEN_PACKAGES):
                 continue
             m = _IMPORT_LINE.match(line)

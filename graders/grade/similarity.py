@@ -33,6 +33,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from andrea_runtime.cells import source_lines
+from graders.conformance.sources import MAX_AST_BRACES
+
 K = 12                  # tokens per k-gram
 WINDOW = 6              # winnowing window (k-grams)
 MIN_FINGERPRINTS = 8    # below this a file is too small to compare
@@ -69,7 +72,7 @@ def located_tokens(text: str) -> tuple[list[str], list[int]]:
     out: list[str] = []
     where: list[int] = []
     raw: list[str | None] = []
-    lines = io.StringIO(text, newline="").readlines()
+    lines = source_lines(text, keepends=True)
     first = 0          # index in `lines` where this run of the tokenizer starts
     runs = 0
     while first < len(lines) and runs < MAX_RESTARTS:
@@ -380,8 +383,9 @@ def python_parts(files: dict[str, bytes], module: str | None) -> list[tuple[str,
 def _python_under_another_name(data: bytes) -> str | None:
     """The text of a file that is not named .py but is Python source with at least one
     statement that is not a bare string (prose and data do not parse as Python), else None.
-    Only files up to MAX_OTHER_SOURCE bytes are parsed (in linear time, under that cap)."""
-    if len(data) > MAX_OTHER_SOURCE or b"\0" in data:
+    Only files up to MAX_OTHER_SOURCE bytes and sources.MAX_AST_BRACES braces are parsed (the
+    bounds of every parse in the grader's process: sources.parse_is_bounded)."""
+    if len(data) > MAX_OTHER_SOURCE or b"\0" in data or data.count(b"{") > MAX_AST_BRACES:
         return None
     try:
         text = data.decode("utf-8")

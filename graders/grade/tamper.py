@@ -72,7 +72,7 @@ buggy corpus file, a flag on every attack that reaches into the worker):
 
 Bounded like the grader's other readings of untrusted bytes (``sources.forbidden_imports``,
 ``similarity``): a file is parsed into a syntax tree only up to ``sources.MAX_AST_CHARS``
-characters, and at most ``MAX_AST_TOTAL`` characters of a submission are parsed in all; other
+characters and ``sources.MAX_AST_BRACES`` braces (``sources.parse_is_bounded``), and at most ``MAX_AST_TOTAL`` characters of a submission are parsed in all; other
 text (too long, or not Python: a syntax error) is read by one regular expression of plain
 words, in linear time (names in comments count there too; the process modules and
 ``graders`` only as code: imported or an attribute used, not "the gradient signal" of a
@@ -86,8 +86,9 @@ import json
 import re
 import sys
 
+from andrea_runtime.cells import source_lines
 from graders.conformance.sources import (ALLOWED_PACKAGES, FORBIDDEN_PACKAGES, MAX_AST_CHARS,
-                                         cell_at)
+                                         cell_at, parse_is_bounded)
 
 KIND = "grader_tamper"
 MAX_FINDINGS = 20          # places listed in one flag (the rest counted)
@@ -697,14 +698,14 @@ def submission_places(parts: list[tuple[str, str]], files: dict[str, bytes] | No
 
     def scan(text: str, file: str) -> list[dict]:
         nonlocal parsed
-        if len(text) <= MAX_AST_CHARS and parsed + len(text) <= MAX_AST_TOTAL:
+        if parse_is_bounded(text) and parsed + len(text) <= MAX_AST_TOTAL:
             places, was_parsed = scan_text(text, file)
             parsed += len(text) if was_parsed else 0
             return places
         return _text_scan(text, file)
 
     for file, text in parts:
-        lines = text.splitlines()
+        lines = source_lines(text)      # where Python ends lines, as the tree numbers them
         for p in scan(text, file):
             line = p["line"]
             p["source"] = lines[line - 1].strip()[:MAX_SOURCE_CHARS] \
@@ -719,7 +720,7 @@ def submission_places(parts: list[tuple[str, str]], files: dict[str, bytes] | No
         if not file.endswith(".ipynb") or file == origin:
             continue
         for cell, src in notebook_cells(files[file]):
-            lines = src.splitlines()
+            lines = source_lines(src)
             for p in scan(src, file):
                 line = p["line"]
                 p["source"] = lines[line - 1].strip()[:MAX_SOURCE_CHARS] \

@@ -136,6 +136,36 @@ def test_nested_assignments_cost_the_tamper_scan_what_a_flat_file_does(tmp_path)
     assert used["nested"] < 4 * used["flat"] + 1, used
 
 
+def test_f_strings_of_many_fields_cost_the_graders_parses_what_plain_helpers_do(tmp_path):
+    """fstring_fields.py beside two helpers of 240 KB (one f-string of 80,000 fields each),
+    read and flagged as the grader does in its own process, against two plain helpers of the
+    same size (a list of names); CPU time as a ratio (the f-strings were parsed in quadratic
+    time, several times each)."""
+    import importlib.util
+    import resource
+
+    from graders.grade.grading import load_submission, staff_flags
+
+    spec_ = importlib.util.spec_from_file_location("fields", CORPUS / "fstring_fields.py")
+    attack = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(attack)
+    fields = attack.helper_text()
+    plain = "# the spec says nothing of this\nX = [" + "a," * (len(fields) // 2 - 20) + "]\n"
+    used = {}
+    for name, text in (("plain", plain), ("fields", fields)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "submission.py").write_text((CORPUS / "fstring_fields.py").read_text())
+        for i in range(2):
+            (folder / f"helper{i}.py").write_text(text)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_utime
+        sub = load_submission(folder)
+        assert sub.module == "submission.py" and sub.problem is None
+        staff_flags(sub)
+        used[name] = resource.getrusage(resource.RUSAGE_SELF).ru_utime - before
+    assert used["fields"] < 2 * used["plain"] + 1, used   # about 6 times before
+
+
 def test_without_isolation_nothing_of_the_submission_is_read(tmp_path, monkeypatch, capsys):
     from graders.grade import cli, grading
 

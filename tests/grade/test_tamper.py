@@ -115,6 +115,7 @@ NOT_REACHING = {
     "tamper_scan_nesting.py": "nested assignments (the cost of the grader's own scan)",
     "filler_statements.py": "statements that do nothing around a copy (copy detection)",
     "similar_crowd.py": "one file handed in by many (the batch's reports)",
+    "fstring_fields.py": "f-strings of many fields (the cost of the grader's parses)",
     "see_kit.py": "lists a folder of the file system (what the sandbox shows)",
     "scratch_paths.py": "prints and raises with its own paths (what students read)",
     "site_symlinks.md": "not a submission",
