@@ -81,6 +81,15 @@ _ISOLATION = {"auto": "bwrap", "bwrap": "bwrap", "none": "rlimits", "rlimits": "
               "container": "container"}
 
 
+#: Why a batch is never graded in container mode (one submission per disposable container).
+CONTAINER_BATCH_REFUSED = (
+    "refusing to grade a batch with --sandbox container: that mode is for a disposable "
+    "container that grades one submission, and without a mount or PID namespace every worker "
+    "could read the other students' files (the batch folder, their scratch folders, the "
+    "gradebook and the reports, all found through /proc); grade a batch with bubblewrap "
+    "(--sandbox auto), or one submission per container (the Gradescope zip)")
+
+
 def gradebook_key(spec, profile: str, select=None, limits: Limits | None = None,
                   sandbox: str = "auto") -> str:
     """The gradebook's key of a run's grades besides the submission and its name: what a
@@ -299,6 +308,8 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
         require_consistent_visibility(spec)
     except GraderError as exc:
         raise BatchError(str(exc)) from None
+    if _ISOLATION.get(sandbox) == "container":
+        raise BatchError(CONTAINER_BATCH_REFUSED)
     entries = discover(folder)
     if scheduler is None:  # local graders: refuse untrusted code once, up front (fail closed)
         try:

@@ -11,6 +11,7 @@ untrusted code, which tests/grade/test_sandbox.py checks for every attack file),
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
 import sqlite3
@@ -451,3 +452,49 @@ def test_what_students_read_names_no_folder_of_the_host(spec, mode):
     assert "no dot product in /sandbox/work/submission (home /sandbox/work)" in text, text
     for host in ("/dev/shm/", tempfile.gettempdir() + "/", "work-0", "work-1"):
         assert host not in text, (host, text)
+
+
+def _neighbours_batch(tmp_path: Path) -> Path:
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "alice.py").write_bytes((CORPUS / "batch_neighbours.py").read_bytes())
+    (subs / "bob.py").write_bytes(CORRECT.read_bytes())
+    return subs
+
+
+def test_a_batch_is_never_graded_in_container_mode(tmp_path, spec):
+    """Sixth red-team round: `batch --sandbox container` graded every student in one container
+    with no mount or PID namespace, and alice's worker found the batch folder on the grader's
+    command line in /proc and read bob.py whole. Container mode grades one submission per
+    disposable container: a batch in it is refused up front, nothing graded or written."""
+    from graders.grade import batch, cli
+
+    subs = _neighbours_batch(tmp_path)
+    with pytest.raises(batch.BatchError, match="one submission") as exc:
+        batch.run_batch(subs, spec, db=tmp_path / "gb.sqlite", progress=False,
+                        sandbox="container", select=["vector_norm"])
+    assert "\n" not in str(exc.value) and "bubblewrap (--sandbox auto)" in str(exc.value)
+    assert not (tmp_path / "gb.sqlite").exists()
+    assert cli.main(["batch", str(subs), "--db", str(tmp_path / "gb.sqlite"), "--sandbox",
+                     "container", "--no-progress"]) == 2
+    assert not (tmp_path / "gb.sqlite").exists()
+
+
+@needs_bwrap
+def test_a_batch_submission_sees_no_other_students_files(tmp_path, spec):
+    from graders.grade import batch
+
+    subs = _neighbours_batch(tmp_path)
+    batch.run_batch(subs, spec, db=tmp_path / "gb.sqlite", progress=False, sandbox="bwrap",
+                    select=["vector_norm"], limits=LIMITS, jobs=2)
+    con = sqlite3.connect(tmp_path / "gb.sqlite")
+    try:
+        reports = {name: json.loads(rep) for name, rep in
+                   con.execute("select submission, report from grades")}
+    finally:
+        con.close()
+    assert set(reports) == {"alice.py", "bob.py"}
+    out = reports["alice.py"]["submission_output"]
+    got = json.loads(next(x for x in out.splitlines()
+                          if x.startswith("NEIGHBOURS-REPORT ")).split(" ", 1)[1])
+    assert got == {"dirs": [], "read": {}}, got
