@@ -395,3 +395,23 @@ def test_no_pages_of_the_huge_page_pool(spec, mode):
     got = printed_report(rep, "HUGETLB-REPORT")
     assert got == {"mmap": "refused, errno 1", "memfd": "refused, errno 1",
                    "plain": "works"}, got
+
+
+def test_a_work_folder_is_removed_whatever_its_worker_left_there(tmp_path):
+    """What a dead worker leaves in its folder: folders it closed (mode 0), a link out of the
+    folder. Everything goes; the link is removed, never followed."""
+    from graders.grade.sandbox.processes import LaunchPlan, _remove_work
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("the grader's")
+    work = tmp_path / "scratch" / "work-0"
+    (work / "a" / "b").mkdir(parents=True)
+    (work / "a" / "b" / "held.bin").write_bytes(b"\1" * 4096)
+    (work / "out").symlink_to(outside)
+    (work / "a" / "b").chmod(0)
+    (work / "a").chmod(0)
+    plan = LaunchPlan(argv=[], env={}, cwd=str(work), preexec=None, mode="rlimits", uid=None,
+                      marker="m", work=work)
+    _remove_work(plan)
+    assert not work.exists() and (outside / "keep.txt").read_text() == "the grader's"
