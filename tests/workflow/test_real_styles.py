@@ -13,6 +13,11 @@ check. A kernel file NVRTC rejects (a helper without __device__, an unguarded ma
 refused by both with NVRTC's log and a hint that names host code, where the kit used to build
 it with g++ alone and say "conforms".
 
+Buggy variants of those styles, one per bug class students make (positions from 1, a position
+slice off by one, tied tables counted once, std 0.02 and 1/d, float64 out of the backward and
+the init, += into the caller's token table), each fail exactly the checks of their bug, with the
+cause and hint that name it, in the kit and the grader alike.
+
 Every correct file is also in tests/conformance/test_corpus.py (in-process, every check). Here,
 by default a sample (a module, a notebook, the debug settings, the kernels) goes through both
 tools; ANDREA_ALL_STYLES=1 takes every file."""
@@ -133,3 +138,115 @@ def test_host_code_in_a_kernel_file_is_refused_by_both_with_the_reason(name, say
     assert hints.KERNEL_HOST_CODE in err
     (check,) = rep.checks
     assert check.hint == M.HINT_KERNEL_HOST_CODE
+
+
+# name -> (correct file it edits, the text replaced, its replacement, the checks it fails,
+#          (the check that names the bug, its cause, its hint, a regex of its message))
+BUGGY = {
+    "positions_from_one_module_class": (
+        "torch_module_style.py", "pos = np.arange(T)", "pos = np.arange(1, T + 1)",
+        {"embed_adds_position_rows", "embed_keeps_float32", "embed_not_permutation_equivariant",
+         "embed_shapes", "forward_pass_at_real_size", "spec_sizes_accepted"},
+        ("embed_adds_position_rows", "raised", hints.RAISED,
+         r"^embed\(\) raised IndexError: token id out of range")),
+    "position_slice_off_by_one_lambdas": (
+        "lambdas_and_partials.py", "+ position_table[:_t(np.asarray(token_ids), len(position_table))])",
+        "+ position_table[1:_t(np.asarray(token_ids), len(position_table)) + 1])",
+        {"embed_adds_position_rows", "embed_not_permutation_equivariant", "embed_shapes",
+         "forward_pass_at_real_size", "spec_sizes_accepted"},
+        ("embed_not_permutation_equivariant", "wrong_value", hints.POSITION_ROWS,
+         r"the output ignores positions")),
+    "tied_count_decorators": (
+        "decorators_signature.py",
+        "    return token_embedding_params(vocab_size, d_model) + position_embedding_params(\n"
+        "        context_length, d_model)",
+        "    # tied: the output projection reuses the token table (GPT-2)\n"
+        "    return token_embedding_params(vocab_size, d_model)",
+        {"embedding_layer_params", "parameter_shares"},
+        ("embedding_layer_params", "wrong_value", None,
+         r"embedding_params\(\.\.\.\)=6,488,832, but should be 7,275,264")),
+    "std_002_passthrough": (
+        "rng_passthrough_take.py", "rng.normal(0.0, cols ** -0.5, size=(rows, cols))",
+        "rng.normal(0.0, 0.02, size=(rows, cols))", {"init_mean_and_std"},
+        ("init_mean_and_std", "wrong_value", hints.INIT_SCALE, r"^std=0\.0199")),
+    "std_one_over_d_module_class": (
+        "torch_module_style.py", "std = 1.0 / math.sqrt(self.embedding_dim)",
+        "std = 1.0 / self.embedding_dim", {"init_mean_and_std"},
+        ("init_mean_and_std", "wrong_value", hints.INIT_SCALE, r"^std=0\.2")),
+    "float64_backward_script": (
+        "main_block_full_size.py", "for j in range(d)], axis=1).astype(np.float32)",
+        "for j in range(d)], axis=1)", {"gradient_shapes"},
+        ("gradient_shapes", "wrong_value", hints.DTYPE,
+         r"^grad_token\.dtype=float64, but should be float32")),
+    "float64_init_decorators": (
+        "decorators_signature.py",
+        "z = rng.standard_normal((int(num_rows), int(d_model)), dtype=np.float32)\n"
+        "    z *= np.float32(1.0 / math.sqrt(d_model))",
+        "z = rng.standard_normal((int(num_rows), int(d_model)))\n"
+        "    z *= 1.0 / math.sqrt(d_model)", {"init_shape_and_dtype"},
+        ("init_shape_and_dtype", "wrong_value", hints.DTYPE,
+         r"^table\.dtype=float64, but should be float32")),
+    "inplace_add_into_token_table": (
+        "rng_passthrough_take.py",
+        "    out = np.take(token_table, ids, axis=0)\n"
+        "    np.add(out, position_table[:seq_len], out=out)\n    return out",
+        "    token_table[ids] += position_table[:seq_len]\n    return token_table[ids]",
+        {"embed_adds_position_rows", "embed_not_permutation_equivariant", "inputs_not_mutated"},
+        ("inputs_not_mutated", "wrong_value", hints.MUTATION,
+         r"^embed\(\) changed its input in place \(token_table\)")),
+}
+EDITED = {"positions_from_one_module_class": "embed", "position_slice_off_by_one_lambdas": "embed",
+          "tied_count_decorators": "embedding_params", "std_002_passthrough": "init_table",
+          "std_one_over_d_module_class": "init_table", "float64_backward_script": "embed_backward",
+          "float64_init_decorators": "init_table", "inplace_add_into_token_table": "embed"}
+BUGGY_SAMPLE = {"std_002_passthrough", "inplace_add_into_token_table"}
+
+
+def _buggy(name: str, folder: Path) -> Path:
+    base, old, new, *_ = BUGGY[name]
+    text = (CORPUS / "correct" / base).read_text(encoding="utf-8-sig")
+    assert text.count(old) == 1, name
+    path = folder / f"{name}.py"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(BUGGY))
+def test_each_bug_in_a_real_style_is_named(name, tmp_path):
+    """In process (every check of the functions the edit touches): exactly the bug's checks
+    fail, and the one that names it says so with its cause and hint."""
+    import re
+
+    from graders.conformance.runner import load_impl, run_checks
+
+    from graders.conformance.registry import all_checks
+
+    *_, fails, (check, cause, hint, said) = BUGGY[name]
+    # the checks of the contract function the edit is in: the others call only code that the
+    # correct file passes every check with
+    edited = {EDITED[name]}
+    select = [c.id for c in all_checks() if set(c.requires) & edited]
+    results = run_checks(load_impl(_buggy(name, tmp_path)), load_spec(), profile="dev",
+                         select=select)
+    failed = {r.check_id for r in results if r.status.value not in ("passed", "skipped")}
+    assert failed == fails, sorted(failed ^ fails)
+    (r,) = [r for r in results if r.check_id == check]
+    assert (r.cause, r.hint) == (cause, hint), (r.cause, r.hint, r.message)
+    assert re.search(said, r.message), r.message
+
+
+@pytest.mark.parametrize("name", sorted(BUGGY))
+def test_the_kit_and_the_grader_name_each_bug_alike(name, tmp_path):
+    if not ALL and name not in BUGGY_SAMPLE:
+        pytest.skip("sampled: ANDREA_ALL_STYLES=1 grades every style")
+    *_, fails, (check, cause, hint, said) = BUGGY[name]
+    path = _buggy(name, tmp_path)
+    select = sorted(fails | {"lookup_selects_row"})
+    rc, data, err = _kit(path, select)
+    rep = _grade(path, select)
+    assert rc == 1 and data is not None, err[-2000:]
+    kit = _same_verdicts(data, rep)
+    assert {k for k, v in kit.items() if v[0] != "passed"} == fails
+    (graded,) = [c for c in rep["checks"] if c["id"] == check]
+    (mine,) = [r for r in data["results"] if r["check_id"] == check]
+    assert graded["message"] == mine["message"] and graded["hint"] == mine["hint"] == hint

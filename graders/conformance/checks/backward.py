@@ -151,8 +151,8 @@ def gradient_shapes(impl, spec):
         d = grad.shape[-1]
         assert_shape("grad_token", gtok, (vocab, d), call)
         assert_shape("grad_position", gpos, (context, d), call)
-        assert_dtype("grad_token", gtok, S.model_dtype(spec), call)
-        assert_dtype("grad_position", gpos, S.model_dtype(spec), call)
+        assert_dtype("grad_token", gtok, S.model_dtype(spec), call, hints.DTYPE)
+        assert_dtype("grad_position", gpos, S.model_dtype(spec), call, hints.DTYPE)
 
     prop()
 

@@ -130,7 +130,7 @@ def init_shape_and_dtype(impl, spec):
     def prop(rows, d, seed):
         table, call = _init(impl, rows, d, seed, exact_type=True)
         assert_shape("table", table, (rows, d), call)
-        assert_dtype("table", table, S.model_dtype(spec), call)
+        assert_dtype("table", table, S.model_dtype(spec), call, hints.DTYPE)
         if not np.isfinite(table).all():
             fail("table has non-finite entries", call)
 
