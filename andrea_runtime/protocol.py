@@ -60,6 +60,12 @@ MAX_HEADER = 16 * 1024 * 1024
 #: Blobs one frame may carry (each becomes a view: 8 million zero-length blobs named in a
 #: 16 MiB header took 1.8 GB of the grader's memory). A frame holds a few arrays.
 MAX_BLOBS = 1 << 16
+#: Objects and arrays a frame's JSON header may hold (every '{' and '[' counts, those inside
+#: its strings too), counted before it is decoded: JSON decodes to about 30 times its size in
+#: Python objects (a 16 MiB header of {"":0} objects took 476 MiB of the grader's memory
+#: before any node of it was judged); a value's nodes are bounded again as it is decoded
+#: (MAX_NODES). A frame holds a few arrays, or a nested list of a result's rows.
+MAX_CONTAINERS = 1 << 18
 # dtype kinds that may cross: bool, signed/unsigned ints, floats, complex, fixed-width str/bytes
 ARRAY_KINDS = "biufcUS"
 BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
@@ -843,8 +849,14 @@ def unpack(body: bytes | memoryview) -> tuple[dict, list]:
     if hlen > MAX_HEADER or 4 + hlen > len(body):
         raise ProtocolError("bad header length")
     try:
-        header = _loads(str(body[4:4 + hlen], "utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        text = str(body[4:4 + hlen], "utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProtocolError(f"header is not JSON ({type(exc).__name__})") from None
+    if text.count("{") + text.count("[") > MAX_CONTAINERS:
+        raise ProtocolError(f"more than {MAX_CONTAINERS} objects and arrays in one header")
+    try:
+        header = _loads(text)
+    except (ValueError, RecursionError) as exc:
         raise ProtocolError(f"header is not JSON ({type(exc).__name__})") from None
     if not isinstance(header, dict):
         raise ProtocolError("header is not an object")

@@ -216,6 +216,15 @@ def test_a_reply_naming_one_blob_many_times_is_malformed(spec):
                                            ), got[cid]
 
 
+@needs_bwrap
+def test_a_first_reply_of_millions_of_small_objects_costs_the_grader_nothing():
+    """json_header_objects.py: its forged first reply decoded to 476 MiB of the grader's
+    memory; now refused before it is decoded."""
+    hwm, out = _grade_hwm("json_header_objects.py", ["vector_norm"])
+    assert "CHECK vector_norm not_run not run: your submission could not be imported" in out, out
+    assert hwm < 350, hwm             # about 110 MiB; it was about 600
+
+
 def _grade_hwm(name: str, select: list[str] | None) -> tuple[float, str]:
     """The grader's peak resident memory (MiB) grading attack `name`, and what it printed:
     each check as one line ``CHECK id status message``."""

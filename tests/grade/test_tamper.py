@@ -80,6 +80,7 @@ REACHING = {
     "hugetlb_pages.py": {"native", "process"},              # mmap, os.memfd_create
     "work_folder_leftovers.py": {"process"},                # os._exit in every call
     "blob_named_many_times.py": {"process"},               # writes forged frames on fd 1
+    "json_header_objects.py": {"process"},                 # writes a forged first reply
     "catch_base_exception.py": {"process"},                # signal handlers
     "close_time_storm.py": {"process"},
     "escape_cleanup.py": {"process"},

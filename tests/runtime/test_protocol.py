@@ -119,6 +119,29 @@ def test_a_frame_naming_millions_of_empty_blobs_is_refused_before_any_view_is_ma
     assert len(P.unpack(struct.pack(">I", len(ok)) + ok)[1]) == P.MAX_BLOBS
 
 
+def test_a_header_of_millions_of_small_objects_is_refused_before_it_is_decoded():
+    """A 16 MiB header of {"":0} objects (tests/attacks/memory/json_header_objects.py) decoded
+    to 476 MiB of the grader's memory before any node of it was judged: the header's objects
+    and arrays are counted first; a header at the cap still decodes."""
+    import json
+    import struct
+    import tracemalloc
+
+    item = '{"":0}'
+    n = (P.MAX_HEADER - 64) // (len(item) + 1)
+    header = ('{"ok": {"t": "list", "v": [' + ",".join([item] * n) + ']}, "blobs": []}').encode()
+    tracemalloc.start()
+    try:
+        with pytest.raises(P.ProtocolError, match="objects and arrays in one header"):
+            P.unpack(struct.pack(">I", len(header)) + header)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * P.MAX_HEADER, peak          # the header's text, not its objects
+    ok = json.dumps({"ok": [[0]] * (P.MAX_CONTAINERS - 3), "blobs": []}).encode()
+    assert len(P.unpack(struct.pack(">I", len(ok)) + ok)[0]["ok"]) == P.MAX_CONTAINERS - 3
+
+
 # ----------------------------------------------------------------------------- call region
 def _region(size=1 << 16):
     region = P.CallRegion.create(size)
