@@ -498,3 +498,20 @@ def test_a_batch_submission_sees_no_other_students_files(tmp_path, spec):
     got = json.loads(next(x for x in out.splitlines()
                           if x.startswith("NEIGHBOURS-REPORT ")).split(" ", 1)[1])
     assert got == {"dirs": [], "read": {}}, got
+
+
+ERROR_CHECKS = ["out_of_range_ids", "non_integer_ids", "sequence_longer_than_context",
+                "d_model_mismatch", "param_count_errors"]
+
+
+@pytest.mark.parametrize("mode", [pytest.param("bwrap", marks=needs_bwrap), "none"])
+def test_a_python_worker_has_no_copy_of_the_reference_argument_checks(spec, mode):
+    """Sixth red-team round: andrea_runtime/validate.py (the reference's argument checks, left
+    out of the students' kit) was in every Python worker's runtime; a submission compiled it
+    from the folder on its own command line and passed every error check with functions that
+    check nothing. Only a kernel's worker gets it (its kernel runtime calls it)."""
+    rep = grade_path(CORPUS / "runtime_validate.py", spec, select=ERROR_CHECKS,
+                     limits=LIMITS, sandbox=mode)
+    assert printed_report(rep, "VALIDATE-REPORT") == {"read": False}
+    assert all(c["status"] != "passed" for c in rep["checks"]), \
+        [(c["id"], c["status"]) for c in rep["checks"]]

@@ -97,6 +97,7 @@ REACHING = {
     "previous_results.py": {"proc"},                         # the grader's /proc/<pid>/cmdline
     "checkout_copy.py": {"proc", "exec"},                    # /proc/<pid>/cmdline, exec(...)
     "batch_neighbours.py": {"proc"},                         # /proc/<pid>/cmdline
+    "runtime_validate.py": {"grader_name", "exec"},          # 'andrea_runtime', exec(...)
     # code that is not source (copy detection cannot read it): the loaders and what they load
     "compiled_copy.py": {"compiled"},                        # SourcelessFileLoader
     "pycache_copy.py": {"compiled"},                         # cache_from_source

@@ -38,12 +38,23 @@ def kernel_scratch():
     sc.cleanup()
 
 
+def _python_runtime() -> dict[str, bytes]:
+    """andrea_runtime as a Python worker gets it: whole but for validate.py (the reference's
+    argument checks, which only a kernel's runtime calls), as the students' kit ships it."""
+    return {rel: data for rel, data in _files(ROOT / "andrea_runtime").items()
+            if rel not in sandbox.scratch.KERNEL_ONLY_RUNTIME}
+
+
 def test_the_runtime_is_the_runtime_package_whole():
+    from graders.grade.gradescope_zip import SELFCHECK_LEFT_OUT
+
+    assert {f"andrea_runtime/{n}" for n in sandbox.scratch.KERNEL_ONLY_RUNTIME} == set(
+        SELFCHECK_LEFT_OUT)                      # the kit's andrea_runtime, no more
     sc = sandbox.prepare({"m.py": b"x = 1\n"}, "m.py")
     try:
         runtime = sc.dirs["runtime"]
         assert sorted(p.name for p in runtime.iterdir()) == ["andrea_runtime"]
-        assert _files(runtime / "andrea_runtime") == _files(ROOT / "andrea_runtime")
+        assert _files(runtime / "andrea_runtime") == _python_runtime()
         assert not [p for p in runtime.rglob("*") if "__pycache__" in p.parts]
         assert not [p for p in runtime.rglob("*") if p.stat().st_mode & 0o222]   # read-only
     finally:
@@ -120,7 +131,8 @@ def test_every_file_a_python_worker_can_open():
         sc.cleanup()
     assert len(view) > 100      # the walk saw the system
     runtime = {p[len("/sandbox/runtime/"):] for p in view if p.startswith("/sandbox/runtime/")}
-    assert runtime == {f"andrea_runtime/{rel}" for rel in _files(ROOT / "andrea_runtime")}
+    assert runtime == {f"andrea_runtime/{rel}" for rel in _python_runtime()}
+    assert not [p for p in view if p.endswith("andrea_runtime/validate.py")]
     assert [p for p in view if p.startswith("/sandbox/submission/")] == ["/sandbox/submission/m.py"]
     assert not [p for p in view if _private(p)]
 

@@ -1,8 +1,9 @@
 """The scratch folder of one submission: the worker's runtime, the submission's copy.
 
-runtime/ holds ``andrea_runtime`` copied whole (and for a kernel, andrea_gpu by exclusion and
-the contract as JSON), read-only for everyone; submission/ a read-only copy of the files; in
-rlimits mode site/ links to the allowed packages and a fresh work-N/ folder per worker start.
+runtime/ holds ``andrea_runtime`` copied whole but for validate.py, which only a kernel's
+worker gets (with andrea_gpu by exclusion and the contract as JSON), read-only for everyone;
+submission/ a read-only copy of the files; in rlimits mode site/ links to the allowed
+packages and a fresh work-N/ folder per worker start.
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ KERNEL_CONTRACT_FILE = "contract.json"
 #: The module of that copy the worker loads a kernel with (its --kernel-loader): the runtime
 #: names nothing of andrea_gpu itself.
 KERNEL_LOADER = "andrea_gpu.worker_loader"
+#: Files of andrea_runtime only a kernel's worker gets: validate.py, the contract's argument
+#: checks (the reference's, which its kernel runtime calls before a launch). A Python
+#: worker's runtime is the students' kit's andrea_runtime (SELFCHECK_LEFT_OUT): a submission
+#: read validate.py from the folder on its own command line and passed every error check
+#: with functions that checked nothing (sixth red-team round).
+KERNEL_ONLY_RUNTIME = ("validate.py",)
 #: Never copied from a package folder into a worker's runtime.
 _NEVER_COPIED = ("__pycache__", "*.pyc", "*.pyo")
 
@@ -122,7 +129,8 @@ def prepare(files: dict[str, bytes], module_rel: str, *, kernel: bool = False,
     for d in dirs.values():
         d.mkdir()
         os.chmod(d, 0o755)
-    _copy_package(package_folder(RUNTIME_PACKAGE), dirs["runtime"] / RUNTIME_PACKAGE)
+    _copy_package(package_folder(RUNTIME_PACKAGE), dirs["runtime"] / RUNTIME_PACKAGE,
+                  () if kernel else KERNEL_ONLY_RUNTIME)
     base = dirs["submission"].resolve()
     for rel, data in files.items():
         target = (base / rel).resolve()
