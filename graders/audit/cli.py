@@ -138,15 +138,13 @@ def _docs(args) -> int:
 def _spec(args) -> int:
     from .spec_audit import audit_spec
 
-    from spec.loader import SpecError, resolve_spec_path
+    from spec.loader import SpecError, load_spec, resolve_spec_path
 
-    if args.spec is not None:             # a spec that is not there is a usage error (exit 2)
-        try:
-            path = resolve_spec_path(args.spec)
-        except SpecError as exc:
-            raise _UsageError(str(exc)) from None
-        if not path.is_file():
-            raise _UsageError(f"{args.spec}: " + ("not a file" if path.exists() else "no such file"))
+    try:        # a spec that is not there, or not a file, is bad usage (exit 2) as everywhere
+        if not resolve_spec_path(args.spec).is_file():
+            load_spec(args.spec)                        # raises, with the loader's own words
+    except SpecError as exc:
+        raise _UsageError(str(exc)) from None
     r = audit_spec(args.spec)
     out = {"json": rep.spec_json, "markdown": rep.spec_markdown, "text": rep.spec_text}
     text = out[args.format](r)

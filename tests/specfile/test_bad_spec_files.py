@@ -72,7 +72,8 @@ def _commands(path: Path, tmp_path: Path):
         "andrea-grade batch": (grade_cli.main, ["batch", str(subs), "--spec", p], 2),
         "andrea-audit docs": (audit_cli.main, ["docs", str(doc), "--spec", p], 2),
         "andrea-audit impl": (audit_cli.main, ["impl", "andrea_ref", "--spec", p], 2),
-        "andrea-audit spec": (audit_cli.main, ["spec", p], 1),
+        # a spec that is there but invalid is the spec audit's finding (1); no file at all, bad usage
+        "andrea-audit spec": (audit_cli.main, ["spec", p], 2 if path.is_dir() else 1),
     }
 
 
