@@ -106,6 +106,14 @@ def _view(scratch) -> list[str]:
     return json.loads(p.stdout)
 
 
+def _tooling_name(path: str) -> bool:
+    """Whether `path`, in the sandbox's site folders, is an entry of the test tooling."""
+    parts = path.split("/")
+    top = parts[3] if parts[2] == "site" else (parts[4] if len(parts) > 4 else "")
+    name = top.split(".", 1)[0].split("-", 1)[0].lower()
+    return name.lstrip("_").startswith(("hypothesis", "pytest", "pluggy")) or name == "xdist"
+
+
 KIT_SPEC_FILES = {p.name for p in (ROOT / "spec").iterdir() if p.is_file()}
 
 
@@ -133,6 +141,12 @@ def test_every_file_a_python_worker_can_open():
     runtime = {p[len("/sandbox/runtime/"):] for p in view if p.startswith("/sandbox/runtime/")}
     assert runtime == {f"andrea_runtime/{rel}" for rel in _python_runtime()}
     assert not [p for p in view if p.endswith("andrea_runtime/validate.py")]
+    # the test tooling under any name its distributions install (sixth red-team round:
+    # hypothesis's _hypothesis_ftz_detector.py and pytest-timeout's pytest_timeout.py were
+    # readable in the site folder)
+    tooling = [p for p in view if p.startswith(("/sandbox/site/", "/sandbox/pkgs/"))
+               and _tooling_name(p)]
+    assert not tooling, tooling[:10]
     assert [p for p in view if p.startswith("/sandbox/submission/")] == ["/sandbox/submission/m.py"]
     assert not [p for p in view if _private(p)]
 
