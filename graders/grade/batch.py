@@ -334,7 +334,7 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
             continue
         names.append((sub.name, sub.sha256))
         if sub.kind == "python" and sub.module:
-            sources[sub.name] = python_parts(sub.files, sub.module)
+            sources[sub.name] = python_parts(sub.files, sub.module, sub.entry)
         if not regrade and graded(con, sub.sha256, spec_sha, sub.name):
             skipped += 1
             continue

@@ -177,10 +177,12 @@ def staff_flags(sub: Submission) -> list[dict]:
     (similarity.reference_flags), places that reach into the grader (tamper.tamper_flags)."""
     if sub.kind != "python" or not sub.module:
         return []
-    parts = python_parts(sub.files, sub.module)
+    parts = python_parts(sub.files, sub.module, sub.entry)
     notebook = ((NOTEBOOK_MODULE, sub.source.get("origin"), sub.source.get("line_map") or [])
                 if sub.source else None)
-    return reference_flags(parts) + tamper_flags(parts, sub.files, notebook)
+    # the tamper scan reads the other notebooks cell by cell itself (places by cell)
+    return reference_flags(parts) + tamper_flags(
+        [p for p in parts if not p[0].endswith(".ipynb")], sub.files, notebook)
 
 
 def _cell_of(source: dict, line) -> dict:

@@ -34,7 +34,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from andrea_runtime.cells import source_lines
-from graders.conformance.sources import MAX_AST_BRACES
+from graders.conformance.sources import (IPYTHON_STAND_IN, NOTEBOOK_PRELUDE,
+                                         parse_is_bounded)
+from graders.conformance.submission import NOTEBOOK_MODULE
 
 K = 12                  # tokens per k-gram
 WINDOW = 6              # winnowing window (k-grams)
@@ -366,31 +368,60 @@ def source_text(data: bytes) -> str:
         return data.decode("utf-8", "replace")
 
 
-def python_parts(files: dict[str, bytes], module: str | None) -> list[tuple[str, str]]:
+def python_parts(files: dict[str, bytes], module: str | None,
+                 entry: str | None = None) -> list[tuple[str, str]]:
     """(file, text) of the Python files of a submission that are compared: every ``.py`` file
-    of it, in folders too (a copy in a subfolder is a copy), and every other file that is
+    of it, in folders too (a copy in a subfolder is a copy), the code cells of every notebook
+    but the graded one (`entry`, whose cells are `module`), and every other file that is
     Python source under another name (a copy kept in notes.txt and run with exec is a copy),
-    in the order of their paths, each read as Python reads it (source_text)."""
+    in the order of their paths, each read as Python reads it (source_text, a coding line
+    included)."""
+    from .tamper import notebook_cells
+
     parts = []
     for rel in sorted(files):
-        if rel.endswith(".py"):
+        if rel == module == NOTEBOOK_MODULE:
+            parts.append((rel, _without_prelude(source_text(files[rel]))))
+        elif rel.endswith(".py"):
             parts.append((rel, source_text(files[rel])))
-        elif not rel.endswith(".ipynb") and (text := _python_under_another_name(files[rel])):
+        elif rel.endswith(".ipynb"):
+            if rel != entry:   # a notebook beside the graded module: its cells are Python
+                cells = "\n".join(src for _, src in notebook_cells(files[rel]))
+                if cells.strip():
+                    parts.append((rel, cells))
+        elif text := _python_under_another_name(files[rel]):
             parts.append((rel, text))
     return parts
 
 
+def _without_prelude(text: str) -> str:
+    """A notebook's module less the lines the grader writes before its cells (display(), the
+    IPython stand-in), each left blank so that line numbers stay: they are in every notebook's
+    module and no student's code (two honest notebooks whose own code had little left once
+    the class's common code was set aside shared little else, and were flagged at 0.75)."""
+    ours = (NOTEBOOK_PRELUDE, IPYTHON_STAND_IN)
+    lines = source_lines(text, keepends=True)
+    for i, line in enumerate(lines[:len(ours)]):
+        if line.rstrip("\r\n") in ours:
+            lines[i] = "\n"
+    return "".join(lines)
+
+
 def _python_under_another_name(data: bytes) -> str | None:
     """The text of a file that is not named .py but is Python source with at least one
-    statement that is not a bare string (prose and data do not parse as Python), else None.
-    Only files up to MAX_OTHER_SOURCE bytes and sources.MAX_AST_BRACES braces are parsed (the
-    bounds of every parse in the grader's process: sources.parse_is_bounded)."""
-    if len(data) > MAX_OTHER_SOURCE or b"\0" in data or data.count(b"{") > MAX_AST_BRACES:
+    statement that is not a bare string (prose and data do not parse as Python), read as
+    Python reads it (a coding line: a copy saved as UTF-7 in notes.txt and run with
+    exec(compile(open(..., 'rb').read(), ...)) is Python), else None. Only files up to
+    MAX_OTHER_SOURCE bytes are parsed, under sources.parse_is_bounded (the bounds of every
+    parse in the grader's process)."""
+    if len(data) > MAX_OTHER_SOURCE or b"\0" in data:
+        return None
+    text = source_text(data)
+    if not parse_is_bounded(text):
         return None
     try:
-        text = data.decode("utf-8")
         tree = ast.parse(text)
-    except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     code = [n for n in tree.body
             if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]

@@ -20,6 +20,7 @@ from tests.attacks import CORPUS
 
 from .attacking import ROOT
 from .conftest import LIMITS, grade_path, needs_bwrap
+from graders.grade.similarity import python_parts
 
 
 def test_a_huge_module_is_fingerprinted_whole_in_linear_time():
@@ -134,6 +135,36 @@ def test_statements_that_do_nothing_are_left_out_of_the_tokens():
     assert tokens("class A:\n    x = 1\n") != tokens("class A:\n    pass\n")
 
 
+def test_a_reference_copy_kept_in_a_file_read_as_python_elsewhere_is_flagged(tmp_path):
+    """copy_elsewhere.py: the copy in a UTF-7 notes.txt run through compile(), and in a
+    notebook beside the graded module run by exec of its cells: neither was compared."""
+    import importlib.util
+
+    from graders.grade.grading import load_submission, staff_flags
+
+    spec_ = importlib.util.spec_from_file_location("elsewhere", CORPUS / "copy_elsewhere.py")
+    seed = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(seed)
+    copy = _reference_copy()
+    notes, book = tmp_path / "notes", tmp_path / "book"
+    notes.mkdir()
+    book.mkdir()
+    (notes / "submission.py").write_text(seed.RUN_NOTES)
+    (notes / "notes.txt").write_bytes(seed.notes_utf7(copy))
+    (book / "submission.py").write_text(seed.RUN_NOTEBOOK)
+    (book / "work.ipynb").write_text(seed.notebook(copy))
+    for folder in (notes, book):
+        flags = staff_flags(load_submission(folder))
+        kinds = {f["kind"] for f in flags}
+        assert {"reference_copy", "grader_tamper"} <= kinds, (folder.name, flags)
+    # a graded notebook's own file is read once, as its module
+    (book / "submission.py").unlink()
+    sub = load_submission(book)
+    assert sub.entry == "work.ipynb"
+    assert [f for f, _ in python_parts(sub.files, sub.module, sub.entry)] == [
+        "notebook_submission.py"]
+
+
 def _statement_ends(source: str) -> set[int]:
     """The lines (1-based) of `source` on which a simple statement ends: a line ending in a
     NEWLINE token whose last token is not ':' (a block's header)."""
@@ -157,6 +188,8 @@ def test_identical_copies_in_a_small_class_are_flagged_and_no_honest_student_is(
         sub = load_submission(p)
         texts[p.name] = python_parts(sub.files, sub.module)
         assert reference_flags(texts[p.name]) == [], p.name   # no honest student flagged
+    # the grader's own lines of a notebook's module (display(), the IPython stand-in) are no
+    # student's code: two honest notebooks shared them and little else (0.75)
     assert not similar_pairs(texts, PAIR_THRESHOLD), "an honest pair flagged"
     small = dict(list(texts.items())[:8])                      # a class of twelve
     work = texts["numpy_naive.py"]

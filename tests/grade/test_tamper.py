@@ -119,6 +119,8 @@ NOT_REACHING = {
     "filler_statements.py": "statements that do nothing around a copy (copy detection)",
     "similar_crowd.py": "one file handed in by many (the batch's reports)",
     "fstring_fields.py": "f-strings of many fields (the cost of the grader's parses)",
+    "copy_elsewhere.py": "builds the folders of a copy kept elsewhere (their exec is "
+                         "flagged: tests/grade/test_attacks_similarity.py)",
     "see_kit.py": "lists a folder of the file system (what the sandbox shows)",
     "scratch_paths.py": "prints and raises with its own paths (what students read)",
     "site_symlinks.md": "not a submission",
