@@ -18,11 +18,10 @@
   (``__init__.py`` re-exporting its modules); a torch-like Module class with module-level
   wrappers, lambdas and functools.partial as contract functions, decorators reading
   inspect.signature with singledispatch vectors, rng passed through np.random.default_rng with
-  np.take, full-size tables and an argparse __main__ block at import, a Windows file (BOM,
-  CRLF, tabs, ``.gitattributes`` keeps it), notebooks developed by trial (drafts redefined,
-  ``__future__`` in a later cell, %timeit, ``x = !ls``), an nbformat 3 notebook and one saved on
-  Windows (tests/workflow/test_real_styles.py grades them with both tools). Each must get full
-  marks from andrea-conform and andrea-grade.
+  np.take, full-size tables and an argparse __main__ block at import
+  (tests/workflow/test_real_styles.py grades them with both tools, with format variants of
+  ``numpy_naive.py`` kept in tests/workflow/real_styles/: copies of its code, which the copy
+  flags rightly pair with it). Each must get full marks from andrea-conform and andrea-grade.
 * ``buggy/*.py``: one file per bug class. Each holds only what differs from
   ``correct/numpy_naive.py`` (the functions it redefines, appended to that module's source),
   and two header lines: ``# bug: <what is wrong>`` and ``# fails: <check ids>``, the exact set
