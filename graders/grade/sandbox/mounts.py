@@ -109,7 +109,38 @@ def _left_out(name: str) -> bool:
     top = name.split(".", 1)[0].split("-", 1)[0]
     return (name.startswith((".", "__")) or name.endswith((".pth", ".egg-link"))
             or top in FORBIDDEN_PACKAGES or top.startswith("andrea_conformance")
-            or top.startswith("andrea_selfcheck"))
+            or top.startswith("andrea_selfcheck") or name in _tooling_entries())
+
+
+#: The test tooling's distributions (and pytest's plugins, pytest-*): every top-level entry
+#: their RECORD lists stays out of the worker's site folder, whatever it is named
+#: (hypothesis ships _hypothesis_ftz_detector.py beside its package, pytest-timeout a plain
+#: pytest_timeout.py, pytest-xdist the package xdist: they were in the sandbox's site folder).
+TOOLING_DISTRIBUTIONS = ("hypothesis", "pytest", "pluggy")
+_TOOLING: list[frozenset] = []
+
+
+def _tooling_entries() -> frozenset:
+    """Top-level site-packages entries installed by the test tooling (read once, from the
+    RECORD files of its distributions in the grader's site folders; 20,000 lines each)."""
+    if _TOOLING:
+        return _TOOLING[0]
+    names: set[str] = set()
+    for site in _site_dirs():
+        for info in site.glob("*.dist-info"):
+            dist = info.name.split("-", 1)[0].lower().replace("-", "_")
+            if dist not in TOOLING_DISTRIBUTIONS and not dist.startswith("pytest_"):
+                continue
+            try:
+                with open(info / "RECORD", encoding="utf-8", errors="replace") as f:
+                    for _, line in zip(range(20_000), f):
+                        first = line.split(",", 1)[0].split("/", 1)[0]
+                        if first and first not in ("..", "__pycache__"):
+                            names.add(first)
+            except OSError:
+                continue
+    _TOOLING.append(frozenset(names))
+    return _TOOLING[0]
 
 
 def kit_package_locations() -> list[Path]:
