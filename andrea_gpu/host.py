@@ -47,6 +47,7 @@ from andrea_runtime.kernel_contract import EntryPoint, KernelContract
 from .backend import get_backend
 from .executor import findings as F
 from .executor import macros as host_macros
+from .executor import names as host_names
 from .executor.build import BuildError, kernel_names
 from .executor.findings import Said
 
@@ -67,65 +68,18 @@ UNWRITTEN = np.uint32(0xFFFFFFFF)
 INT32_MIN = int(np.iinfo(np.int32).min)
 
 INCLUDE_DIR = Path(__file__).resolve().parent / "executor" / "include"
-_STDINT = """#pragma once
-typedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long long int64_t;
-typedef unsigned char uint8_t; typedef unsigned short uint16_t; typedef unsigned int uint32_t;
-typedef unsigned long long uint64_t; typedef long long intptr_t; typedef unsigned long long uintptr_t;
-#define INT8_MIN (-128)
-#define INT8_MAX 127
-#define INT16_MIN (-32768)
-#define INT16_MAX 32767
-#define INT32_MIN (-2147483647 - 1)
-#define INT32_MAX 2147483647
-#define INT64_MAX 9223372036854775807LL
-#define INT64_MIN (-INT64_MAX - 1)
-#define UINT8_MAX 255
-#define UINT16_MAX 65535
-#define UINT32_MAX 4294967295U
-#define UINT64_MAX 18446744073709551615ULL
-"""
-_STDDEF = """#pragma once
-typedef decltype(sizeof(0)) size_t;
-typedef decltype((char *)0 - (char *)0) ptrdiff_t;
-"""
-_LIMITS = """#pragma once
-#define CHAR_BIT 8
-#define SCHAR_MIN (-128)
-#define SCHAR_MAX 127
-#define UCHAR_MAX 255
-#define SHRT_MIN (-32768)
-#define SHRT_MAX 32767
-#define USHRT_MAX 65535
-#define INT_MIN (-2147483647 - 1)
-#define INT_MAX 2147483647
-#define UINT_MAX 4294967295U
-#define LLONG_MAX 9223372036854775807LL
-#define LLONG_MIN (-LLONG_MAX - 1)
-#define ULLONG_MAX 18446744073709551615ULL
-"""
-_FLOAT = """#pragma once
-#define FLT_MAX 3.402823466e+38F
-#define FLT_MIN 1.175494351e-38F
-#define FLT_EPSILON 1.192092896e-07F
-#define DBL_MAX 1.7976931348623158e+308
-#define DBL_MIN 2.2250738585072014e-308
-#define DBL_EPSILON 2.2204460492503131e-016
-"""
-# NVRTC declares CUDA's built-ins, math functions, printf and assert itself.
+# NVRTC declares CUDA's built-ins, math functions, printf and assert itself; the standard headers
+# a kernel may include are executor/include/'s texts for both compilers (the executor's kernel
+# unit reaches no system header, so both see the same names), but assert's: the executor's
+# assert.h makes a failed assert a trap.
 _EMPTY = "#pragma once\n"
-NVRTC_HEADERS = {
-    "cstdint": _STDINT, "stdint.h": _STDINT, "cstddef": _STDDEF, "stddef.h": _STDDEF,
-    "climits": _LIMITS, "limits.h": _LIMITS, "cfloat": _FLOAT, "float.h": _FLOAT,
-    "cmath": _EMPTY, "math.h": _EMPTY, "cstdio": _EMPTY, "stdio.h": _EMPTY, "cstring": _EMPTY,
-    "string.h": _EMPTY, "cassert": _EMPTY, "assert.h": _EMPTY,
-}
+NVRTC_HEADERS = {"cassert": _EMPTY, "assert.h": _EMPTY}
 
 
 #: Headers a kernel source may include (by name only): what both compilers can be given,
-#: and nothing else. The host compiler (the CPU executor) gets the system's standard headers
-#: and executor/include/ (CUDA's own headers, assert's); NVRTC, which has neither, gets
-#: NVRTC_HEADERS (the standard ones) and the files of executor/include/. One list, made from
-#: those two: a header is allowed exactly when there is something to give the compilers for it.
+#: and nothing else. The host compiler (the CPU executor) gets executor/include/ and no system
+#: header (build.UNIT_FLAGS); NVRTC, which has no header files, gets the same files, but
+#: NVRTC_HEADERS where it names one. A header is allowed exactly when it is there.
 ALLOWED_HEADERS = frozenset(NVRTC_HEADERS) | frozenset(
     p.name for p in INCLUDE_DIR.iterdir() if p.is_file())
 
@@ -394,6 +348,100 @@ def _macro_scan(text: str) -> tuple[list, list[tuple]]:
     return out, guards
 
 
+_IFDEF = re.compile(r"(ifdef|ifndef)\s+([A-Za-z_]\w*)\s*|if\s*(!?)\s*defined\s*(?:\(\s*([A-Za-z_]\w*)"
+                    r"\s*\)|\s+([A-Za-z_]\w*))\s*")
+
+
+def _compiled_lines(text: str) -> list[tuple[int, str]]:
+    """The logical lines of `text` less those in a conditional region that neither compiler
+    compiles: `#ifndef __CUDACC_RTC__` (an nvcc test harness), `#ifdef X` of a macro neither
+    defines... decided only where the condition is `[!]defined X` of a macro both compilers
+    define alike (NVRTC's that the executor defines with NVRTC's values, __CUDA_ARCH__), and the
+    kernel has not defined or undefined it; any other region counts as compiled."""
+    known = {line.split()[0] for line in host_macros._read(host_macros.NVRTC_FILE)}
+    known.add("__CUDA_ARCH__")
+    out, stack = [], []  # stack: per open region, whether it is known to be skipped
+    for num, line in _logical_lines(text):
+        dname, rest = _directive(line)
+        if dname in ("if", "ifdef", "ifndef"):
+            m = _IFDEF.fullmatch(f"{dname} {rest}")
+            value = None
+            if m:
+                name = m.group(2) or m.group(4) or m.group(5)
+                if name in known:
+                    value = (m.group(1) != "ifndef") if m.group(1) else not m.group(3)
+            stack.append([value is False, value is True])  # [skipped now, taken before]
+            continue
+        if dname in ("elif", "else") and stack:
+            # after a branch known to be taken every other is skipped; else it may be compiled
+            stack[-1][0] = stack[-1][1]
+            continue
+        if dname == "endif" and stack:
+            stack.pop()
+            continue
+        if any(r[0] for r in stack):
+            continue
+        if dname in ("define", "undef"):
+            d = _WORD.match(rest)
+            if d:
+                known.discard(d.group(0))
+        out.append((num, line))
+    return out
+
+
+def _name_scan(text: str) -> tuple[list, list[str]]:
+    """Names a kernel may not use because the two compilers do not declare them alike
+    (executor/names.py): one NVRTC declares and the executor does not (`tex1Dfetch`, the
+    runtime API's `cudaError_t`: a kernel's own overload of one would be called by the executor
+    only), and a reserved name (`__x`, `_X`) that is not CUDA's API as both have it
+    (`__builtin_ia32_pause`, `__gnu_cxx`, the executor's `__andrea_exec`). Lines neither
+    compiler compiles are left out (_compiled_lines); macros the two define differently are
+    _macro_scan's. Returns (refusals, CUDA device functions the executor lacks: its gap)."""
+    from .executor.device_api import is_cuda
+    only, allowed = host_names.nvrtc_only(), host_names.allowed_reserved()
+    macros = host_macros.refused()
+    out, gap = [], []
+    for num, line in _compiled_lines(text):
+        line = "".join(c for i, c in enumerate(line)
+                       if not (c == "'" and _digit_separator(line, i)))
+        code = _STRINGS.sub('""', line)
+        if _directive(code)[0] == "include":
+            continue
+        for m in re.finditer(r"(?<![\w.])\d[\w.]*|(\bstd\s*::\s*)?\b([A-Za-z_]\w*)", code):
+            word = m.group(2)
+            if not word or word in macros:
+                continue
+            if (f"std::{word}" if m.group(1) else word) in only:
+                out.append((num, Said(F.MSG_NVRTC_ONLY_NAME, word=word)))
+            elif host_names.RESERVED.fullmatch(word) and word not in allowed:
+                if is_cuda(word):
+                    gap += [word] if word not in gap else []
+                else:
+                    out.append((num, Said(F.MSG_RESERVED_NAME, word=word)))
+    return out, gap
+
+
+def check_names(text: str, name: str) -> None:
+    """Refuse a kernel the CPU executor cannot judge as a GPU runs it because it names what only
+    one of the two compilers declares (_name_scan). Run it once NVRTC accepts the text (NVRTC's
+    own errors come first) and before the executor builds it. Raises SubmissionError as
+    check_includes does; a CUDA device function the executor lacks (`__vadd4`, even where the
+    kernel declares its own) is left to check_executor_names."""
+    _refuse(_name_scan(text)[0], name)
+
+
+def check_executor_names(text: str, name: str) -> None:
+    """check_names, then ExecutorGap when the kernel names a CUDA device function the executor
+    does not provide: it could not judge the kernel as a GPU runs it (a kernel's own overload
+    of such a name would be the only one the executor knows)."""
+    errors, gap = _name_scan(text)
+    _refuse(errors, name)
+    if gap:
+        raise ExecutorGap(f"kernel submission {name} uses {', '.join(gap)}, which is CUDA but "
+                          f"which the checker's CPU executor does not provide yet: this is a "
+                          f"gap of the checker, not an error in your kernel")
+
+
 def executor_source(text: str) -> str:
     """The kernel as the CPU executor compiles it: each accepted "define if missing" guard
     (_macro_scan) becomes `#undef NAME` and the kernel's own `#define NAME ...`, so g++'s
@@ -463,6 +511,11 @@ def check_includes(text: str, name: str) -> None:
                 if not rest.split() or rest.split()[0] not in _ALLOWED_PRAGMAS:
                     errors.append((num, Said(F.MSG_FORBIDDEN_PRAGMA, pragma=rest[:40])))
     errors += _macro_scan(text)[0]
+    _refuse(errors, name)
+
+
+def _refuse(errors: list, name: str) -> None:
+    """Raise SubmissionError with each (line, Said) of `errors` as a compiler-style line."""
     if errors:
         seen: dict = {}
         for num, said in sorted(errors, key=lambda e: (e[0], str(e[1]))):
@@ -526,6 +579,11 @@ def compile_kernel_source(path, contract: KernelContract, *,
     if res.ok and 'extern "C"' not in text:
         said = Said(F.MSG_NOT_EXTERN_C, log=log.strip())
         return False, CompileFeedback.of([said], str(said).strip())
+    if res.ok:  # NVRTC builds it: can the executor judge it as a GPU runs it?
+        try:
+            check_names(text, name)
+        except SubmissionError as exc:
+            return False, CompileFeedback.of(getattr(exc, "said", None) or [], exc.log)
     return res.ok, log
 
 
@@ -934,6 +992,8 @@ def load_kernel_submission(path, contract: KernelContract, validate, *,
         raise SubmissionError(f"kernel submission {name} lacks entry points: "
                               + "; ".join(missing))
     be = get_backend(backend)
+    if be.name == "cpu":  # names only one compiler declares: the executor cannot judge them
+        check_executor_names(text, name)
     # the executor's g++ takes the kernel's "define if missing" guards as NVRTC does
     source = (text if be.name == "cuda" else executor_source(text)) + contract.check_source()
     try:
@@ -968,5 +1028,5 @@ def load_kernel_submission(path, contract: KernelContract, validate, *,
 
 
 __all__ = ["ALLOWED_HEADERS", "EntryPoint", "ExecutorGap", "KernelContract", "KernelContractError", "KernelHost",
-           "ShapeCycle", "SubmissionError", "check_includes", "compile_kernel_source",
+           "ShapeCycle", "SubmissionError", "check_includes", "check_names", "compile_kernel_source",
            "executor_source", "load_kernel_submission", "read_source"]

@@ -40,6 +40,14 @@ CXXFLAGS = ("-std=c++17", "-O1", "-g1", "-gdwarf-4", "-fPIC", "-U_FORTIFY_SOURCE
 #: Extra flags of a checked kernel unit: the compiler's ThreadSanitizer instrumentation (memory
 #: accesses only; the hooks are runtime.cpp's, libtsan is not linked).
 CHECK_FLAGS = ("-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0")
+#: The kernel's unit reaches no system header: what it may include is executor/include/ (the
+#: same texts NVRTC is given, host.nvrtc_headers), and prelude.h includes nothing else.
+UNIT_FLAGS = ("-nostdinc", "-nostdinc++", f"-I{INCLUDE}")
+
+
+def unit_flags(checked: bool = True) -> list[str]:
+    """The host compiler's flags for a kernel's translation unit."""
+    return [*CXXFLAGS, *(CHECK_FLAGS if checked else ()), *UNIT_FLAGS]
 
 # __global__ and void in either order, with __launch_bounds__(...) or __attribute__((...))
 # before, between or after them.
@@ -80,47 +88,71 @@ def _strip_comments(source: str) -> str:
 def _rewrite(source: str) -> str:
     def dyn(m: re.Match) -> str:
         typ, name = " ".join(m.group(2).split()), m.group(3)
-        return f"{typ} *{name} = ({typ} *)::andrea_exec::dynamic_shared();"
+        return f"{typ} *{name} = ({typ} *)::__andrea_exec::dynamic_shared();"
     return _DYN_SHARED_RE.sub(dyn, source)
 
 
 _STUBS = r"""
-// Launch stubs: andrea_launch__NAME(cfg, args, ranges, nranges, track) calls kernel NAME with
-// args[i] pointing at the i-th argument's value; andrea_sig__NAME(kinds, cap) describes the
+// Launch stubs: __andrea_launch__NAME(cfg, args, ranges, nranges, track) calls kernel NAME with
+// args[i] pointing at the i-th argument's value; __andrea_sig__NAME(kinds, cap) describes the
 // parameters (0 = pointer, 1 = pointer to const, 100 + size = floating point, 200 + size =
-// signed integer, 300 + size = unsigned integer).
-extern "C" int andrea_exec_launch(const unsigned long long *, const unsigned long long *, int, int,
-                                  std::function<void()> *);
-template <typename... A, std::size_t... I>
-static void andrea_call(void (*f)(A...), void **args, std::index_sequence<I...>) {
-    f(*static_cast<typename std::remove_cv<typename std::remove_reference<A>::type>::type *>(args[I])...);
+// signed integer, 300 + size = unsigned integer). Reserved names only, and no library: the
+// kernel's translation unit declares nothing NVRTC does not (prelude.h).
+extern "C" int __andrea_exec_launch(const unsigned long long *, const unsigned long long *, int,
+                                    int, void (*)(void *), void *);
+template <int... __I> struct __andrea_seq {};
+template <int __N, int... __I> struct __andrea_mkseq : __andrea_mkseq<__N - 1, __N - 1, __I...> {};
+template <int... __I> struct __andrea_mkseq<0, __I...> { typedef __andrea_seq<__I...> type; };
+template <class __T> struct __andrea_bare { typedef __T type; };
+template <class __T> struct __andrea_bare<const __T> { typedef __T type; };
+template <class __T> struct __andrea_bare<volatile __T> { typedef __T type; };
+template <class __T> struct __andrea_bare<const volatile __T> { typedef __T type; };
+template <class __T> struct __andrea_bare<__T &> : __andrea_bare<__T> {};
+template <class __T> struct __andrea_bare<__T &&> : __andrea_bare<__T> {};
+template <class... __A> struct __andrea_body {
+    void (*f)(__A...);
+    void **args;
+    template <int... __I> void call(__andrea_seq<__I...>) {
+        f(*static_cast<typename __andrea_bare<__A>::type *>(args[__I])...);
+    }
+    static void run(void *__p) {
+        static_cast<__andrea_body *>(__p)->call(typename __andrea_mkseq<sizeof...(__A)>::type{});
+    }
+};
+template <class... __A>
+static int __andrea_launch(void (*__f)(__A...), const unsigned long long *__cfg, void **__args,
+                           const unsigned long long *__ranges, int __nranges, int __track) {
+    __andrea_body<__A...> __b{__f, __args};
+    return __andrea_exec_launch(__cfg, __ranges, __nranges, __track,
+                                &__andrea_body<__A...>::run, &__b);
 }
-template <typename... A>
-static int andrea_launch(void (*f)(A...), const unsigned long long *cfg, void **args,
-                         const unsigned long long *ranges, int nranges, int track) {
-    std::function<void()> body = [f, args] { andrea_call(f, args, std::index_sequence_for<A...>{}); };
-    return andrea_exec_launch(cfg, ranges, nranges, track, &body);
+template <class __T> struct __andrea_kind {
+    static constexpr int value = !__is_enum(__T) && (__T)-1 < (__T)0 ? 200 + (int)sizeof(__T)
+                                                                     : 300 + (int)sizeof(__T);
+};
+template <> struct __andrea_kind<float> { static constexpr int value = 100 + (int)sizeof(float); };
+template <> struct __andrea_kind<double> { static constexpr int value = 100 + (int)sizeof(double); };
+template <> struct __andrea_kind<long double> {
+    static constexpr int value = 100 + (int)sizeof(long double);
+};
+template <class __T> struct __andrea_kind<__T *> { static constexpr int value = 0; };
+template <class __T> struct __andrea_kind<const __T *> { static constexpr int value = 1; };
+template <class __T> struct __andrea_kind<const volatile __T *> { static constexpr int value = 1; };
+template <class __T> struct __andrea_kind<__T *const> : __andrea_kind<__T *> {};
+template <class... __A>
+static int __andrea_sig(void (*)(__A...), int *__kinds, int __cap) {
+    const int __k[] = {__andrea_kind<typename __andrea_bare<__A>::type>::value..., -1};
+    int __n = (int)sizeof...(__A);
+    for (int __i = 0; __i < __n && __i < __cap; ++__i) __kinds[__i] = __k[__i];
+    return __n;
 }
-template <typename T> static constexpr int andrea_kind() {
-    return std::is_pointer<T>::value ? (std::is_const<typename std::remove_pointer<T>::type>::value ? 1 : 0)
-           : std::is_floating_point<T>::value ? 100 + (int)sizeof(T)
-           : std::is_signed<T>::value ? 200 + (int)sizeof(T)
-                                      : 300 + (int)sizeof(T);
-}
-template <typename... A>
-static int andrea_sig(void (*)(A...), int *kinds, int cap) {
-    const int k[] = {andrea_kind<A>()..., -1};
-    int n = (int)sizeof...(A);
-    for (int i = 0; i < n && i < cap; ++i) kinds[i] = k[i];
-    return n;
-}
-#define ANDREA_STUB(NAME)                                                                          \
-    extern "C" int andrea_launch__##NAME(const unsigned long long *cfg, void **args,               \
-                                         const unsigned long long *ranges, int nranges,            \
-                                         int track) {                                              \
-        return andrea_launch(NAME, cfg, args, ranges, nranges, track);                             \
+#define __ANDREA_STUB(NAME)                                                                        \
+    extern "C" int __andrea_launch__##NAME(const unsigned long long *cfg, void **args,             \
+                                           const unsigned long long *ranges, int nranges,          \
+                                           int track) {                                            \
+        return __andrea_launch(NAME, cfg, args, ranges, nranges, track);                           \
     }                                                                                              \
-    extern "C" int andrea_sig__##NAME(int *kinds, int cap) { return andrea_sig(NAME, kinds, cap); }
+    extern "C" int __andrea_sig__##NAME(int *kinds, int cap) { return __andrea_sig(NAME, kinds, cap); }
 """
 
 
@@ -143,9 +175,9 @@ DEVICE_MACROS = CUDA_ARCH_MACRO + nvrtc_defines()
 
 def translation_unit(source: str, name: str, prelude: Path = PRELUDE) -> str:
     """The C++ text the host compiler sees for one kernel source (runtime.cpp is linked in)."""
-    stubs = "\n".join(f"ANDREA_STUB({k})" for k in kernel_names(source))
+    stubs = "\n".join(f"__ANDREA_STUB({k})" for k in kernel_names(source))
     if _WARP_RE.search(_strip_comments(source)):  # the runtime then runs every thread as a fiber
-        stubs += '\nextern "C" const int andrea_exec_uses_warps = 1;'
+        stubs += '\nextern "C" const int __andrea_exec_uses_warps = 1;'
     safe = name.replace("\\", "/").replace('"', "")
     return (f'#include "{prelude}"\n{DEVICE_MACROS}#line 1 "{safe}"\n{_rewrite(source)}\n'
             f'#line 1 "andrea_exec_stubs.cpp"\n{_STUBS}\n{stubs}\n')
@@ -258,7 +290,7 @@ def build(source: str, name: str = "kernel.cu", *, checked: bool = True,
         raise ValueError(f"switch must be one of {sorted(SWITCHES)}, got {switch!r}")
     cxx, version = _compiler()
     unit = translation_unit(source, name)
-    flags = [*CXXFLAGS, *(CHECK_FLAGS if checked else ()), f"-I{INCLUDE}"]
+    flags = unit_flags(checked)
     runtime = _runtime_object(cxx, version, switch)
     headers = "".join(p.read_text() for p in sorted(INCLUDE.iterdir()) if p.is_file())
     key = hashlib.sha256("\0".join(

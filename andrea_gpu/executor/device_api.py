@@ -169,6 +169,14 @@ def missing_in_log(log: str) -> list[str]:
     return found
 
 
+def is_cuda(name: str) -> bool:
+    """Whether `name` is one of CUDA's device functions (listed, or of a family left out; the
+    compilers' own `__builtin_*` are not CUDA's)."""
+    if name.startswith("__builtin"):
+        return False
+    return name in names() or name in _EXTRA_KNOWN or bool(_excluded(name))
+
+
 #: CUDA device functions outside HEADERS that a kernel may name (for missing_in_log).
 _EXTRA_KNOWN = frozenset({
     "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__ballot", "__any", "__all",

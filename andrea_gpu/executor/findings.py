@@ -139,6 +139,14 @@ MSG_HOST_MACRO = ("'{word}' may not be tested in #if, #ifdef, #ifndef or #elif: 
                   "own)")
 MSG_HOST_MACRO_USE = ("'{word}' is a macro of the grader's CPU checker's compiler, not of the "
                       "GPU's: a kernel may not use it (define a constant or macro of your own)")
+MSG_NVRTC_ONLY_NAME = ("'{word}' is CUDA API that the grader's CPU checker does not provide "
+                       "(texture and surface functions, the runtime API's types and constants): "
+                       "a kernel that uses it, or names its own variable or function so, cannot be "
+                       "checked as a GPU runs it (rename yours)")
+MSG_RESERVED_NAME = ("'{word}' is a reserved name (names that begin with two underscores, or with "
+                     "an underscore and a capital letter, belong to the compiler and to CUDA) that "
+                     "the grader's CPU checker and the GPU's compiler do not declare alike: a "
+                     "kernel may use only the CUDA API both provide (rename yours)")
 MSG_FORBIDDEN_PRAGMA = "#pragma {pragma} is not allowed (only #pragma unroll and #pragma once are)"
 
 # --- the contract's rule for out-of-range ids, checked after each launch (andrea_gpu/host.py)

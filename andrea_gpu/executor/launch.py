@@ -202,11 +202,11 @@ class Kernel:
         self.last_accesses = 0
         self.last_track_cut = False
         lib = module.lib
-        self._launch = getattr(lib, f"andrea_launch__{name}")
+        self._launch = getattr(lib, f"__andrea_launch__{name}")
         self._launch.argtypes = [ctypes.POINTER(ctypes.c_ulonglong), ctypes.POINTER(ctypes.c_void_p),
                                  ctypes.POINTER(ctypes.c_ulonglong), ctypes.c_int, ctypes.c_int]
         self._launch.restype = ctypes.c_int
-        sig = getattr(lib, f"andrea_sig__{name}")
+        sig = getattr(lib, f"__andrea_sig__{name}")
         kinds = (ctypes.c_int * 64)()
         n = sig(kinds, 64)
         self.params = tuple(_Param(kinds[i]) for i in range(n))

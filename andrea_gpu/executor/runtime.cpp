@@ -44,11 +44,11 @@ extern char __start_andrea_builtins[];
 extern char __stop_andrea_builtins[];
 extern char __start_andrea_shared[] __attribute__((weak));
 // Defined (as 1) by kernel units that use warp-level primitives.
-extern const int andrea_exec_uses_warps __attribute__((weak));
+extern const int __andrea_exec_uses_warps __attribute__((weak));
 extern char __stop_andrea_shared[] __attribute__((weak));
 }
 
-namespace andrea_exec {
+namespace __andrea_exec {
 
 enum Status { OK = 0, FAULT = 1, DIVERGENT_BARRIER = 2, EXIT_AT_BARRIER = 3, TRAP = 4,
               BAD_LAUNCH = 5, RACE = 6, UNINIT_SHARED = 7, TOO_MUCH_WORK = 8 };
@@ -856,7 +856,7 @@ static void run_block(std::vector<unsigned> &order) {
     start_fiber(first);
     run_round(-1);
     // (not with warp-level primitives: a lane may skip them when another warp's lanes do not)
-    if (g->fibers[first].state == DONE && &andrea_exec_uses_warps == nullptr) {
+    if (g->fibers[first].state == DONE && &__andrea_exec_uses_warps == nullptr) {
         for (unsigned k = 1; k < n; ++k) {
             unsigned i = order[k];
             set_current((int)i);
@@ -1072,20 +1072,20 @@ int launch(const unsigned long long *cfg, const unsigned long long *ranges, int 
     return status;
 }
 
-}  // namespace andrea_exec
+}  // namespace __andrea_exec
 
 // ----------------------------------------------------------------------------- instrumentation
 // The kernel's translation unit is compiled with -fsanitize=thread: these are the hooks the
 // compiler calls (ThreadSanitizer's ABI), implemented by the checker above.
 #define ANDREA_HOOK(KIND, N, W)                                                               \
     extern "C" __attribute__((noinline)) void __tsan_##KIND##N(void *p) {                      \
-        andrea_exec::access(p, N, W, __builtin_return_address(0));                            \
+        __andrea_exec::access(p, N, W, __builtin_return_address(0));                            \
     }                                                                                          \
     extern "C" __attribute__((noinline)) void __tsan_unaligned_##KIND##N(void *p) {            \
-        andrea_exec::access(p, N, W, __builtin_return_address(0));                            \
+        __andrea_exec::access(p, N, W, __builtin_return_address(0));                            \
     }                                                                                          \
     extern "C" __attribute__((noinline)) void __tsan_volatile_##KIND##N(void *p) {             \
-        andrea_exec::access(p, N, W, __builtin_return_address(0));                            \
+        __andrea_exec::access(p, N, W, __builtin_return_address(0));                            \
     }
 ANDREA_HOOK(read, 1, false) ANDREA_HOOK(read, 2, false) ANDREA_HOOK(read, 4, false)
 ANDREA_HOOK(read, 8, false) ANDREA_HOOK(read, 16, false)
@@ -1094,13 +1094,13 @@ ANDREA_HOOK(write, 8, true) ANDREA_HOOK(write, 16, true)
 #undef ANDREA_HOOK
 extern "C" {
 __attribute__((noinline)) void __tsan_read_range(void *p, unsigned long n) {
-    andrea_exec::access(p, n, false, __builtin_return_address(0));
+    __andrea_exec::access(p, n, false, __builtin_return_address(0));
 }
 __attribute__((noinline)) void __tsan_write_range(void *p, unsigned long n) {
-    andrea_exec::access(p, n, true, __builtin_return_address(0));
+    __andrea_exec::access(p, n, true, __builtin_return_address(0));
 }
 void __tsan_init() {}
-// __threadfence() calls andrea_exec::fence (prelude.h), not these.
+// __threadfence() calls __andrea_exec::fence (prelude.h), not these.
 void __tsan_atomic_signal_fence(int) {}
 void __tsan_atomic_thread_fence(int) {}
 void __tsan_func_entry(void *) {}
@@ -1111,39 +1111,39 @@ void __tsan_vptr_read(void **) {}
 
 // ----------------------------------------------------------------------------- C API for ctypes
 extern "C" {
-const char *andrea_exec_message() { return andrea_exec::g_msg; }
-void *andrea_exec_fault_addr() { return andrea_exec::g_fault_addr; }
-int andrea_exec_fault_general() { return andrea_exec::g_fault_general; }
-int andrea_exec_fault_stack() { return andrea_exec::g_fault_stack; }
-void andrea_exec_fault_where(long long *out) { std::memcpy(out, andrea_exec::g_fault_where, sizeof andrea_exec::g_fault_where); }
+const char *andrea_exec_message() { return __andrea_exec::g_msg; }
+void *andrea_exec_fault_addr() { return __andrea_exec::g_fault_addr; }
+int andrea_exec_fault_general() { return __andrea_exec::g_fault_general; }
+int andrea_exec_fault_stack() { return __andrea_exec::g_fault_stack; }
+void andrea_exec_fault_where(long long *out) { std::memcpy(out, __andrea_exec::g_fault_where, sizeof __andrea_exec::g_fault_where); }
 // A race or uninitialised read: [0] argument index (-1 static shared, -2 dynamic shared),
 // [1] byte offset in it, then for this access and the other one (-1 when none): write?, flat
 // block, flat thread, code offset in the library; [10] the range's start address.
-void andrea_exec_race(long long *out) { std::memcpy(out, andrea_exec::g_race, sizeof andrea_exec::g_race); }
-long long andrea_exec_fault_pc() { return andrea_exec::g_fault_pc; }
+void andrea_exec_race(long long *out) { std::memcpy(out, __andrea_exec::g_race, sizeof __andrea_exec::g_race); }
+long long andrea_exec_fault_pc() { return __andrea_exec::g_fault_pc; }
 // The last launch's first read of never-written shared memory (as andrea_exec_race); 0 if none.
 int andrea_exec_uninit(long long *out) {
-    std::memcpy(out, andrea_exec::g_uninit, sizeof andrea_exec::g_uninit);
-    return andrea_exec::g_uninit_seen ? 1 : 0;
+    std::memcpy(out, __andrea_exec::g_uninit, sizeof __andrea_exec::g_uninit);
+    return __andrea_exec::g_uninit_seen ? 1 : 0;
 }
 // The next launch's limits: memory accesses in all (it stops with TOO_MUCH_WORK past it) and
 // accesses the race checker records (the rest of the launch runs untracked); 0: no limit.
 void andrea_exec_set_work_limit(unsigned long long accesses, unsigned long long tracked) {
-    andrea_exec::g_access_limit = accesses ? accesses : ~0ULL;
-    andrea_exec::g_track_budget = tracked ? tracked : ~0ULL;
+    __andrea_exec::g_access_limit = accesses ? accesses : ~0ULL;
+    __andrea_exec::g_track_budget = tracked ? tracked : ~0ULL;
 }
 // The last launch's memory accesses, and whether its race check stopped at the budget.
-unsigned long long andrea_exec_accesses() { return andrea_exec::g_accesses; }
-int andrea_exec_track_cut() { return andrea_exec::g_track_cut; }
+unsigned long long andrea_exec_accesses() { return __andrea_exec::g_accesses; }
+int andrea_exec_track_cut() { return __andrea_exec::g_track_cut; }
 // The byte shared memory is filled with in the next launch (0xFF otherwise).
-void andrea_exec_set_fill(int byte) { andrea_exec::g_fill = byte & 0xFF; }
+void andrea_exec_set_fill(int byte) { __andrea_exec::g_fill = byte & 0xFF; }
 // For the next launch: (lo, hi) of each argument's whole accessible mapping (0, 0 for values).
 void andrea_exec_set_spans(const unsigned long long *spans, int n) {
-    andrea_exec::g_spans.assign(spans, spans + 2 * n);
+    __andrea_exec::g_spans.assign(spans, spans + 2 * n);
 }
-int andrea_exec_atomics_used() { return andrea_exec::atomics_used; }
-int andrea_exec_launch(const unsigned long long *cfg, const unsigned long long *ranges,
-                       int nranges, int track, std::function<void()> *body) {
-    return andrea_exec::launch(cfg, ranges, nranges, track, std::move(*body));
+int andrea_exec_atomics_used() { return __andrea_exec::atomics_used; }
+int __andrea_exec_launch(const unsigned long long *cfg, const unsigned long long *ranges,
+                         int nranges, int track, void (*body)(void *), void *ctx) {
+    return __andrea_exec::launch(cfg, ranges, nranges, track, [body, ctx] { body(ctx); });
 }
 }

@@ -70,9 +70,17 @@ def test_ordinary_kernel_text_is_accepted(line):
 # executor's g++, whose prelude declares the C library's, passes over for the real ones. So in
 # the executor's native code the lookup opens the reference files, on a GPU it opens nothing.
 PROBE = r'''
-struct AndreaAny { template <class T> __device__ AndreaAny(T) {} };
-static __device__ void *fopen(AndreaAny, AndreaAny) { return nullptr; }
-static __device__ int fclose(AndreaAny) { return 0; }
+// The kernel's unit declares no C library function NVRTC lacks (executor/names.py), and NVRTC
+// refuses an unresolved extern one; native code reaches the C library's fopen all the same,
+// from the address of memcpy (which both declare) and the offset this machine's C library has.
+typedef void *(*andrea_fopen_t)(const char *, const char *);
+typedef int (*andrea_fclose_t)(void *);
+static __device__ void *fopen(const char *p, const char *m) {
+    return ((andrea_fopen_t)((const char *)&memcpy + FOPEN_OFFSET))(p, m);
+}
+static __device__ int fclose(void *f) {
+    return ((andrea_fclose_t)((const char *)&memcpy + FCLOSE_OFFSET))(f);
+}
 // Counts the reference files this thread can open: 0 inside the grading sandbox.
 static __device__ int andrea_seen() {
     const char *paths[] = {ROOT "/andrea_gpu/kernels/embedding.cu", ROOT "/andrea_ref/embedding.py",
@@ -95,7 +103,13 @@ static __device__ int andrea_seen() {
 def test_a_kernel_submission_cannot_open_the_reference(tmp_path):
     good = (ROOT / "andrea_gpu" / "kernels" / "embedding.cu").read_text()
     # the lookup gives wrong rows as soon as any reference file can be opened
-    text = PROBE.replace("ROOT", f'"{ROOT}"') + good.replace(
+    import ctypes
+    libc = ctypes.CDLL(None)
+    at = {n: ctypes.cast(getattr(libc, n), ctypes.c_void_p).value for n in ("memcpy", "fopen",
+                                                                          "fclose")}
+    probe = (PROBE.replace("FOPEN_OFFSET", f"({at['fopen'] - at['memcpy']}LL)")
+             .replace("FCLOSE_OFFSET", f"({at['fclose'] - at['memcpy']}LL)"))
+    text = probe.replace("ROOT", f'"{ROOT}"') + good.replace(
         "const int id = ids[row];", "const int id = ids[row] + andrea_seen();", 1)
     assert text.count("+ andrea_seen();") == 1
     cu = tmp_path / "probe.cu"

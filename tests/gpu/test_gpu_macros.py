@@ -37,11 +37,16 @@ def test_the_stored_lists_are_what_the_two_compilers_define():
 def test_the_lists_hold_what_the_attacks_use_and_not_what_honest_code_tests():
     refused = macros.refused()
     for name in ("__GNUC__", "__x86_64__", "__linux__", "__SANITIZE_THREAD__", "__OPTIMIZE__",
-                 "ANDREA_RN", "ANDREA_RZ", "__syncthreads", "M_PI", "__EDG__", "__DATE__"):
+                 "atomicAdd_system", "__syncthreads", "__EDG__", "__DATE__", "NV_IF_TARGET",
+                 "va_start"):
         assert name in refused, name
+    # the executor's kernel unit reaches no C library header: M_PI and INFINITY are neither's,
+    # INT_MAX and FLT_MAX come from the same header text for both; NULL is NVRTC's 0 for both
     for name in ("__CUDA_ARCH__", "__CUDACC__", "__CUDACC_RTC__", "__CUDACC_VER_MAJOR__",
-                 "__cplusplus", "__LINE__", "__FILE__", "__COUNTER__"):
+                 "__cplusplus", "__LINE__", "__FILE__", "__COUNTER__", "M_PI", "INFINITY",
+                 "INT_MAX", "FLT_MAX", "NULL", "CUDART_VERSION", "ANDREA_RN"):
         assert name not in refused, name
+    assert "#define NULL 0\n" in build.DEVICE_MACROS
     assert "#define __CUDACC__ 1\n" in build.DEVICE_MACROS
     assert "#define __CUDA_ARCH__ 900\n" in build.DEVICE_MACROS
 
@@ -61,8 +66,8 @@ def test_a_refused_macro_is_refused_only_where_it_is_tested():
 
 REFUSED = {
     "a macro of the kernel's own reaching g++'s": "#define HOST __x86_64__ + 0\n#if HOST\n#endif\n",
-    "through two of its own": "#define A M_PI\n#define B A\n#if B > 3\n#endif\n",
-    "a header's constant before its include": "#ifndef INT_MAX\n#endif\n#include <climits>\n",
+    "through two of its own": "#define A atomicAdd_system\n#define B A\n#ifdef B\n#endif\n#if B\n#endif\n",
+    "NVRTC's target macros": "#ifdef NV_IF_TARGET\n#endif\n",
     "stringified in code": ("#define S(x) #x\n#define X(x) S(x)\n"
                             "__device__ const char* s = X(__GNUC__);\n"),
     "NVRTC's own front end": "#ifdef __EDG__\n#endif\n",
@@ -72,16 +77,17 @@ REFUSED = {
     "between digit separators": ("#define S(x) #x\n#define X(x) S(x)\n"
                                  "int a = 1'0; const char* b = X(__GNUC__); int c = 2'0;\n"),
     "defined without parentheses": "#if defined __SANITIZE_THREAD__\n#endif\n",
-    "a guard with an #else": "#ifndef M_PI\n#define M_PI 3.14f\n#else\n#endif\n",
-    "a guard with more in its body": "#ifndef M_PI\n#define M_PI 3.14f\n#define X 1\n#endif\n",
-    "a guard of another name": "#ifndef M_PI\n#define M_PI_2 1.57f\n#endif\n",
-    "a guard of a name NVRTC defines too": "#ifndef NULL\n#define NULL 0\n#endif\n",
+    "a guard with an #else": ("#ifndef atomicAdd_system\n#define atomicAdd_system atomicAdd\n"
+                              "#else\n#endif\n"),
+    "a guard with more in its body": ("#ifndef atomicAdd_system\n#define atomicAdd_system "
+                                      "atomicAdd\n#define X 1\n#endif\n"),
+    "a guard of another name": "#ifndef atomicAdd_system\n#define atomicSub_system atomicSub\n#endif\n",
+    "a guard of a name NVRTC defines alone": "#ifndef NV_IS_HOST\n#define NV_IS_HOST 0\n#endif\n",
     "a second guard after one in an #if region": (
-        "#ifdef __CUDA_ARCH__\n#ifndef M_PI\n#define M_PI 0\n#endif\n#endif\n"
-        "#ifndef M_PI\n#define M_PI 3.14f\n#endif\n"),
-    "a guard whose name NVRTC's header defines again later": (
-        "#ifndef FLT_MAX\n#define FLT_MAX 0\n#endif\n#include <cfloat>\n"),
-    "a guard opened inside a comment": "/* x\n */ #ifndef M_PI\n#define M_PI 3.14f\n#endif\n",
+        "#ifdef __CUDA_ARCH__\n#ifndef atomicOr_system\n#define atomicOr_system atomicAdd\n"
+        "#endif\n#endif\n#ifndef atomicOr_system\n#define atomicOr_system atomicOr\n#endif\n"),
+    "a guard opened inside a comment": ("/* x\n */ #ifndef atomicAdd_system\n"
+                                        "#define atomicAdd_system atomicAdd\n#endif\n"),
 }
 ACCEPTED = {
     "a name the kernel defines itself": ("#define M_PI 3.14159265f\n#ifdef M_PI\n#endif\n"
@@ -89,25 +95,37 @@ ACCEPTED = {
     "a name the kernel undefines": "#undef __GNUC__\n#ifndef __GNUC__\n#endif\n",
     "a header's constant after its include": ("#include <climits>\n#ifndef INT_MAX\n#endif\n"
                                               "__device__ int m = INT_MAX;\n"),
+    # the same header text for both compilers (the executor reaches no C library header)
+    "a header's constant before its include": "#ifndef INT_MAX\n#endif\n#include <climits>\n",
+    "a guard whose name the header defines again later": (
+        "#ifndef FLT_MAX\n#define FLT_MAX 0\n#endif\n#include <cfloat>\n"),
+    "a name neither compiler defines": ("#ifndef M_PI\n#define M_PI 3.14f\n#else\n#endif\n"
+                                        "#if !defined(INFINITY) || 1\n#endif\n"),
+    "NVRTC's NULL and runtime version, the executor's too": (
+        "#ifdef NULL\n#endif\n#if CUDART_VERSION >= 12000\n#endif\n"),
     "whether a macro of its own is defined": ("#define SYNC __syncthreads()\n#ifdef SYNC\n"
                                               "#endif\n#if defined(SYNC)\n#endif\n"),
     "CUDA's spellings in code": ('extern "C" __global__ void __launch_bounds__(256) '
                                  'k(float* __restrict__ a) { __syncthreads(); a[0] = 1; }\n'),
     "character literals and digit separators": "char c = u8'a'; int n = 1'000'000;\n",
     "NVRTC's version": "#if defined(__CUDACC_RTC__) && __CUDACC_VER_MAJOR__ >= 12\n#endif\n",
-    "define if missing": "#ifndef M_PI\n#define M_PI 3.14159265358979323846\n#endif\n",
-    "define if missing, then tested": ("#ifndef INFINITY\n#define INFINITY (1.0f / 0.0f)\n#endif\n"
-                                       "#ifdef INFINITY\n#endif\n#if defined(INFINITY)\n#endif\n"),
-    "define if missing, with defined()": "#if !defined(M_PI_2)\n#define M_PI_2 1.57f\n#endif\n",
+    "define if missing": "#ifndef atomicAdd_system\n#define atomicAdd_system atomicAdd\n#endif\n",
+    "define if missing, then tested": ("#ifndef atomicOr_system\n#define atomicOr_system atomicOr\n"
+                                       "#endif\n#ifdef atomicOr_system\n#endif\n"
+                                       "#if defined(atomicOr_system)\n#endif\n"),
+    "define if missing, with defined()": ("#if !defined(atomicSub_system)\n"
+                                          "#define atomicSub_system atomicSub\n#endif\n"),
     "define if missing, defined without parentheses": (
-        "#if ! defined FLT_MAX // float's\n#define FLT_MAX 3.4e38f\n#endif  // FLT_MAX\n"),
+        "#if ! defined atomicMin_system // min's\n#define atomicMin_system atomicMin\n"
+        "#endif  // atomicMin_system\n"),
     "define if missing, with comments and a splice": (
-        "# ifndef /* pi */ M_PI \\\n  \n\n// the C library's\n#define M_PI \\\n 3.14f\n"
-        "#endif /* runs on\n   over lines */\n"),
+        "# ifndef /* sys */ atomicAdd_system \\\n  \n\n// the prelude's\n"
+        "#define atomicAdd_system \\\n atomicAdd\n#endif /* runs on\n   over lines */\n"),
     "define if missing, a function-like macro": "#ifndef __syncthreads\n#define __syncthreads() \\\n"
                                                 "  __syncwarp()\n#endif\n",
     "define if missing, inside a region both see alike": (
-        "#ifdef __CUDA_ARCH__\n#ifndef M_PI\n#define M_PI 3.14f\n#endif\n#endif\n"),
+        "#ifdef __CUDA_ARCH__\n#ifndef atomicAdd_system\n#define atomicAdd_system atomicAdd\n"
+        "#endif\n#endif\n"),
     "define if missing, after the header": "#include <cfloat>\n#ifndef FLT_MAX\n#define FLT_MAX 0\n#endif\n",
 }
 
@@ -126,8 +144,8 @@ def test_what_both_compilers_see_alike_is_accepted(case):
 
 @pytest.mark.parametrize("case", sorted(k for k in ACCEPTED if k.startswith("define if missing")))
 def test_the_executor_takes_the_kernels_definition_on_the_same_lines(case):
-    """host.executor_source: each guard's #if becomes `#undef NAME` (g++'s M_PI gives way to the
-    kernel's, as NVRTC has none), its #endif an empty line (or a comment's opening again);
+    """host.executor_source: each guard's #if becomes `#undef NAME` (the prelude's
+    atomicAdd_system macro gives way to the kernel's, as NVRTC has none), its #endif an empty line (or a comment's opening again);
     every other line stays where it was, so the executor's findings name the student's lines."""
     from andrea_gpu.host import _logical_lines, executor_source
     text = ACCEPTED[case] + "__device__ float f = 1.0f;\n"

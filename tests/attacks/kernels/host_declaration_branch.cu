@@ -4,11 +4,11 @@
 // int is the only fopen NVRTC knows; g++ prefers the C library's, which returns FILE*, so
 // sizeof(fopen("", "")) (never called) tells a GPU compile from the executor's. A racy scatter-add
 // and a last-row-wins position gradient run where it says "GPU", correct atomics otherwise.
-// What it does: the right gradients, no finding, after the macro fix (host.check_includes refuses macros the two
-// compilers define differently, not C++ name lookup).
-// Expected: the executor judges the code a GPU runs. A general fix: compile the kernel's text
-// where none of the prelude's own declarations (C library, libstdc++, andrea_exec) are visible
-// by name, only CUDA's API as NVRTC declares it.
+// What it did: the right gradients, no finding (the macro check cannot see C++ name lookup).
+// Now: the executor's kernel unit reaches no system header and declares CUDA's API as NVRTC does
+// (andrea_gpu/executor/names.py, measured against NVRTC), so the catch-all is the only fopen for
+// both: the executor judges the racy branch (a RaceError or a wrong gradient).
+// Expected: the executor judges the code a GPU runs.
 struct AndreaAny { template <class T> __device__ AndreaAny(T) {} };
 static __device__ int fopen(AndreaAny, AndreaAny) { return 0; }
 static __device__ bool andrea_on_gpu() { return sizeof(fopen("", "")) == sizeof(int); }

@@ -1,0 +1,81 @@
+// HOSTILE (overload_abs_float): as host_declaration_branch.cu, through overload resolution among
+// functions both compilers declare. NVRTC declares `abs(float)` at global scope (CUDA's
+// math_functions.hpp); the executor's prelude reached only the C library's `int abs(int)` there
+// (libstdc++ puts the float overload in std), so `abs(-0.5f)` is a float for NVRTC and an int
+// for the executor. A racy branch where it is a float (a GPU), atomics otherwise.
+// What it did: the right gradients, no finding.
+// Expected: the executor declares CUDA's overloads (prelude.h; test_gpu_names.py compares each
+// math function's result type for float, double and int arguments): it judges the racy branch.
+template <class T> struct andrea_is_float { static constexpr bool value = false; };
+template <> struct andrea_is_float<float> { static constexpr bool value = true; };
+static __device__ constexpr bool andrea_on_gpu() {
+    return andrea_is_float<decltype(abs(-0.5f))>::value;
+}
+
+#include <cstdint>
+
+extern "C" __global__ void andrea_lookup(const float* table, const int* ids, float* out,
+                                         int n_ids, int d_model, int num_rows, int* bad) {
+    const long long total = (long long)n_ids * d_model;
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (long long)blockDim.x * gridDim.x) {
+        const int row = (int)(e / d_model), col = (int)(e % d_model);
+        const int id = ids[row];
+        if (id < 0 || id >= num_rows) {
+            atomicMin(bad, row);
+            continue;
+        }
+        out[e] = table[(long long)id * d_model + col];
+    }
+}
+
+extern "C" __global__ void andrea_embed_forward(const int* ids, const float* token_table,
+                                                const float* position_table, float* out,
+                                                int n_ids, int seq_len, int d_model,
+                                                int num_rows, int* bad) {
+    const long long total = (long long)n_ids * d_model;
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (long long)blockDim.x * gridDim.x) {
+        const int row = (int)(e / d_model), col = (int)(e % d_model);
+        const int id = ids[row];
+        if (id < 0 || id >= num_rows) {
+            atomicMin(bad, row);
+            continue;
+        }
+        out[e] = token_table[(long long)id * d_model + col] +
+                 position_table[(long long)(row % seq_len) * d_model + col];
+    }
+}
+
+extern "C" __global__ void andrea_embed_backward_token(const int* ids, const float* grad_out,
+                                                       float* grad_token, int n_ids,
+                                                       int d_model, int num_rows, int* bad) {
+    const long long total = (long long)n_ids * d_model;
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (long long)blockDim.x * gridDim.x) {
+        const int row = (int)(e / d_model), col = (int)(e % d_model);
+        const int id = ids[row];
+        if (id < 0 || id >= num_rows) {
+            atomicMin(bad, row);
+            continue;
+        }
+        if (andrea_on_gpu())
+            grad_token[(long long)id * d_model + col] += grad_out[e];   // a GPU: a race
+        else
+            atomicAdd(grad_token + (long long)id * d_model + col, grad_out[e]);   // graded
+    }
+}
+
+// grad_position (zeroed by the host) += every batch row: one atomicAdd per grad_out element.
+extern "C" __global__ void andrea_embed_backward_position(const float* grad_out,
+                                                          float* grad_position, int batch,
+                                                          int seq_len, int d_model) {
+    const long long plane = (long long)seq_len * d_model, total = plane * batch;
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (long long)blockDim.x * gridDim.x) {
+        if (andrea_on_gpu())
+            grad_position[e % plane] = grad_out[e];                 // a GPU: the last row wins
+        else
+            atomicAdd(&grad_position[e % plane], grad_out[e]);
+    }
+}

@@ -1,0 +1,223 @@
+"""C++ name lookup sees the same names in the CPU executor's compile as in NVRTC's
+(andrea_gpu/executor/names.py): a kernel cannot tell the two apart by which names exist, which
+overload wins or how large a declared type is, so the executor judges the code a GPU runs.
+
+The attacks (tests/attacks/kernels/): each picks a racy scatter-add and a last-row-wins position
+gradient where it believes it runs on a GPU, correct atomics otherwise; each scored 60 / 60 on
+the executor whose prelude reached the C library and libstdc++, or would have."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+
+from andrea_gpu import nvrtc
+from andrea_gpu.executor import KernelError
+from andrea_gpu.host import nvrtc_headers
+from andrea_gpu.submission import SubmissionError, compile_kernel_source, load_kernel_submission
+from tests.attacks import CORPUS
+
+names = importlib.import_module("andrea_gpu.executor.names")
+
+
+def _nvrtc_loads() -> bool:
+    try:
+        nvrtc.version()
+    except nvrtc.NvrtcUnavailable:
+        return False
+    return True
+
+
+needs_nvrtc = pytest.mark.skipif(not _nvrtc_loads(), reason="NVRTC's library is not installed here")
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("kind", sorted(names.PROBES))
+def test_the_executor_declares_no_name_nvrtc_does_not(kind):
+    """Every word of the preprocessed prelude that g++ finds at namespace scope (in std, as a
+    namespace), NVRTC finds too; reserved names (`__andrea_exec`, `__builtin_*`) aside."""
+    words = sorted(w for w in names.prelude_words() if not names.RESERVED.match(w))
+    mine = names.executor_declared(words, kind)
+    assert len(mine) > {"": 100, "std::": 2, "namespace ": 0}[kind]  # the probe finds them
+    extra = mine - names.nvrtc_declared(words, kind)
+    assert not extra, f"prelude.h declares what NVRTC does not ({kind or 'global'}): {sorted(extra)}"
+
+
+@needs_nvrtc
+def test_the_stored_list_holds_names_only_nvrtc_declares():
+    """nvrtc_only_names.txt (regenerate: `python -m andrea_gpu.executor.names`): each is a name
+    NVRTC finds and the executor does not, and the list has the families the attacks use."""
+    listed = names.nvrtc_only()
+    for name in ("tex1Dfetch", "surf2Dwrite", "cudaError_t", "cudaSuccess", "dadd"):
+        assert name in listed, name
+    plain = sorted(n for n in listed if "::" not in n)
+    nv = names.nvrtc_declared(plain, "") | names.nvrtc_declared(plain, "namespace ")
+    assert set(plain) <= nv, sorted(set(plain) - nv)[:20]
+    assert not names.executor_declared(plain, ""), "the executor declares a listed name"
+
+
+# ----------------------------------------------------------------------------- result types
+#: Calls whose result type a kernel could branch on (decltype): the math API for float, double
+#: and int arguments, min/max mixes, abs. Each must have the same type (or be ill-formed) for both.
+_ARGS = {1: ("float", "double", "int"),
+         2: ("float, float", "double, double", "float, int", "int, unsigned", "int, long long",
+             "unsigned, unsigned long long", "float, double")}
+_MATH = {1: """acos asin atan acosh asinh atanh cbrt ceil cos cosh erf erfc exp exp2 exp10 expm1
+            fabs floor lgamma log log10 log1p log2 logb nearbyint rint round sin sinh sqrt tan
+            tanh tgamma trunc rsqrt ilogb llrint llround lrint lround isnan isinf isfinite
+            signbit abs sinpi cospi erfinv erfcinv normcdf normcdfinv erfcx rcbrt""".split(),
+         2: "atan2 copysign fdim fmax fmin fmod hypot nextafter pow remainder min max".split()}
+_TYPES = ("float", "double", "int", "unsigned", "long", "long long", "unsigned long long", "bool",
+          "unsigned long", "void")
+
+
+def _type_probe() -> tuple[list[str], str]:
+    """A source whose array andrea_types holds, for each call, the id of its result type (1..,
+    99 another type, 0 no call), each call made with arguments of the types named (dependent,
+    so an ambiguous or missing overload is no call rather than an error)."""
+    calls = [(f, a) for n, fs in _MATH.items() for f in fs for a in _ARGS[n]]
+    calls += [(f + "f", a) for f in _MATH[1][:34] for a in _ARGS[1]]
+    lines = ["template <class T> struct andrea_tid { enum { v = 99 }; };",
+             "template <class T> __device__ T andrea_mk();"]
+    lines += [f"template <> struct andrea_tid<{t}> {{ enum {{ v = {i + 1} }}; }};"
+              for i, t in enumerate(_TYPES)]
+    for i, (f, a) in enumerate(calls):
+        lines.append(f"template <class... A> __device__ constexpr auto andrea_p{i}(int) -> "
+                     f"decltype((void){f}(andrea_mk<A>()...), 0) {{ "
+                     f"return andrea_tid<decltype({f}(andrea_mk<A>()...))>::v; }}")
+        lines.append(f"template <class... A> __device__ constexpr int andrea_p{i}(...) "
+                     f"{{ return 0; }}")
+    lines.append('extern "C" __device__ const int andrea_types[] = {'
+                 + ", ".join(f"andrea_p{i}<{a}>(0)" for i, (_, a) in enumerate(calls)) + "};")
+    return [f"{f}({a})" for f, a in calls], "\n".join(lines) + "\n"
+
+
+@needs_nvrtc
+def test_calls_have_the_same_result_types_for_both_compilers(tmp_path):
+    """overload_abs_float.cu's family: `abs(-0.5f)` was an int for the executor (the C
+    library's abs) and a float for NVRTC. Every call of _MATH has the same result type (or is
+    no call at all) for both, read back from NVRTC's PTX and from g++'s object."""
+    import re
+    import subprocess
+
+    from andrea_gpu.executor.macros import _nvrtc_ptx
+    B = importlib.import_module("andrea_gpu.executor.build")
+    calls, probe = _type_probe()
+    ptx, log = _nvrtc_ptx(probe)
+    assert ptx is not None, log
+    found = re.search(r"\.b(8|32) andrea_types\[\d+\] = \{([\d, ]*)\}", ptx)
+    nv = [int(x) for x in found.group(2).split(",")]
+    if found.group(1) == "8":  # bytes, little-endian
+        nv = [int.from_bytes(bytes(nv[i:i + 4]), "little") for i in range(0, len(nv), 4)]
+    src = tmp_path / "probe.cpp"
+    src.write_text(f'#include "{B.PRELUDE}"\n{B.DEVICE_MACROS}' + probe
+                   + "int main() { for (int v : andrea_types) printf(\"%d \", v); }\n")
+    exe = tmp_path / "probe"
+    subprocess.run(["g++", *B.unit_flags(checked=False), "-o", str(exe), str(src), "-lm"],
+                   check=True, capture_output=True)
+    ex = [int(x) for x in subprocess.run([str(exe)], capture_output=True, text=True,
+                                         check=True).stdout.split()]
+    assert len(nv) == len(ex) == len(calls)
+    assert sum(v != 0 for v in nv) > len(calls) // 2  # the probe does call things
+    differ = [(c, n, e) for c, n, e in zip(calls, nv, ex) if n != e]
+    assert not differ, f"(call, NVRTC's type, the executor's): {differ}"
+
+
+# ----------------------------------------------------------------------------- the attacks
+#: Judged as a GPU runs them: a finding or a wrong gradient.
+JUDGED = ["host_declaration_branch.cu", "libc_name_sfinae.cu", "std_complete_type.cu",
+          "adl_std_begin.cu", "executor_namespace.cu", "va_list_size.cu",
+          "overload_abs_float.cu"]
+#: Refused before any compile: {file: (lines, what the message says)}.
+REFUSED = {"reserved_name_probe.cu": ((13, 14, 18), "is a reserved name"),
+           "nvrtc_only_overload.cu": ((12, 14), "does not provide")}
+
+
+def test_every_name_attack_is_in_the_corpus_and_says_what_it_does():
+    for name in [*JUDGED, *REFUSED]:
+        text = (CORPUS / name).read_text()
+        assert text.startswith(f"// HOSTILE ({name[:-3]})") and "Expected:" in text, name
+
+
+@pytest.mark.parametrize("name", JUDGED)
+def test_a_kernel_that_asks_which_names_exist_is_judged_as_a_gpu_runs_it(name):
+    text = (CORPUS / name).read_text()
+    if _nvrtc_loads() and "constexpr bool andrea_on_gpu" in text:  # NVRTC takes the GPU branch
+        gpu = nvrtc.compile_source(text + '\nstatic_assert(andrea_on_gpu(), "GPU branch");\n',
+                                   name, headers=nvrtc_headers())
+        assert gpu.ok, gpu.log
+    sub = load_kernel_submission(CORPUS / name, backend="cpu")
+    found = None
+    try:
+        for _ in range(3):  # launch shapes: grid 1 (one block), then several blocks
+            gt, gp = sub.embed_backward(np.zeros((2, 20), np.int64),
+                                        np.ones((2, 20, 3), np.float32), 2, 20)
+            if not (np.all(gp == 2) and np.all(gt[0] == 40)):
+                found = "wrong gradient"
+    except KernelError as exc:
+        found = str(exc)
+    assert found is not None, "the executor ran the branch a GPU does not"
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_a_kernel_naming_what_only_one_compiler_declares_is_refused(name):
+    lines, says = REFUSED[name]
+    with pytest.raises(SubmissionError, match=r"was refused") as exc:
+        load_kernel_submission(CORPUS / name, backend="cpu")
+    for line in lines:
+        assert f"{name}:{line}: error: " in exc.value.log, exc.value.log
+    assert says in exc.value.log
+    ok, log = compile_kernel_source(CORPUS / name)  # andrea-conform and the grader alike
+    assert not ok and f"{name}:{lines[0]}: error: " in log
+
+
+# ----------------------------------------------------------------------------- honest code
+HONEST = r"""
+#include <cstdint>
+#include <cmath>
+#include <cstdio>
+// Honest code that meets the names: locals named like CUDA functions (norm, any, y0, clock),
+// NULL, size_t, printf under a flag, math overloads, a brace list, std::move.
+__device__ float andrea_scale(float v) {
+    float norm = fabsf(v) + abs(-0.0f) + sqrt(1.0f) - 1.0f;  // a local hides ::norm alike
+    bool any = norm >= 0.0f;
+    int y0 = 0, clock = 0;
+    for (int k : {1, 2}) y0 += k;
+    float moved = std::move(norm);
+    return any && y0 == 3 && clock == 0 ? fmaxf(moved, 0.0f) * 0.0f + 1.0f : 0.0f;
+}
+extern "C" __global__ void andrea_lookup(const float* table, const int* ids, float* out,
+                                         int n_ids, int d_model, int num_rows, int* bad) {
+    const int* none = NULL;
+    const size_t total = (size_t)n_ids * d_model;
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (size_t)blockDim.x * gridDim.x) {
+        const int row = (int)(e / d_model), col = (int)(e % d_model);
+        const int id = ids[row];
+        if (id < 0 || id >= num_rows || none != NULL) {
+            atomicMin(bad, row);
+            if (none != NULL) printf("never\n");
+            continue;
+        }
+        out[e] = table[(size_t)id * d_model + col] * andrea_scale(table[0]);
+    }
+}
+"""
+
+
+def test_honest_kernels_that_meet_the_names_compile_and_compute_right(tmp_path):
+    from andrea_gpu.executor import Module
+    if _nvrtc_loads():
+        res = nvrtc.compile_source(HONEST, "honest.cu", headers=nvrtc_headers())
+        assert res.ok, res.log
+    from andrea_gpu.host import check_includes
+    check_includes(HONEST, "honest.cu")
+    k = Module(HONEST, "honest.cu").get_function("andrea_lookup")
+    table = np.arange(12, dtype=np.float32).reshape(4, 3)
+    ids = np.array([2, 0], np.int32)
+    out = np.zeros((2, 3), np.float32)
+    bad = np.array([2 ** 31 - 1], np.int32)
+    k((1,), (32,), (table, ids, out, np.int32(2), np.int32(3), np.int32(4), bad))
+    assert np.array_equal(out, table[ids]) and bad[0] == 2 ** 31 - 1
