@@ -244,6 +244,9 @@ def _load_submission(sub: Submission, target, submission_rules: bool):
     if submission_rules:      # as in the grader's worker
         os.environ["MPLBACKEND"] = "Agg"     # plots are drawn nowhere, never shown
         install_import_rule(path.parent, own=sub.own_modules())
+    written = (sub.source or {}).get("written") or {}
+    if written:     # the modules its %%writefile cells write, from the notebook (not the disk)
+        install_written_modules(path.parent, written)
     try:
         return _exec_source(source, path)
     except ImplementationLoadError:
@@ -281,6 +284,61 @@ def install_import_rule(folder: Path, own=None):
 def remove_import_rules() -> None:
     while _IMPORT_RULES:
         _IMPORT_RULES.pop().remove()
+
+
+class _WrittenModules:
+    """A finder of the modules a notebook's ``%%writefile NAME.py`` cells write, served from
+    the notebook's text (``Source.written``) as if they lay beside it: what the grader's worker
+    imports from its copy of the files, whatever the student's folder holds (no copy if the
+    notebook never ran there, a stale one if the cell changed since)."""
+
+    def __init__(self, folder: Path, written: dict):
+        self.folder = str(Path(folder).resolve())
+        self.modules = {name[:-3]: text for name, text in written.items()}
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in self.modules:
+            return None
+        import importlib.util
+
+        origin = os.path.join(self.folder, fullname + ".py")
+        return importlib.util.spec_from_file_location(
+            fullname, origin, loader=_WrittenLoader(fullname, origin, self.modules[fullname]))
+
+    def remove(self) -> None:
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+
+
+def _written_loader_base():
+    import importlib.abc
+
+    return importlib.abc.SourceLoader
+
+
+class _WrittenLoader(_written_loader_base()):
+    def __init__(self, name: str, origin: str, text: str):
+        self.name, self.origin, self.text = name, origin, text
+
+    def get_filename(self, fullname):
+        return self.origin
+
+    def get_data(self, path):
+        if path != self.origin:
+            raise OSError(path)
+        return self.text.encode("utf-8")
+
+
+def install_written_modules(folder: Path, written: dict) -> _WrittenModules:
+    """Serve the notebook's written modules, after the import rule (which judges them as the
+    submission's own modules) and before the file system, until remove_import_rules."""
+    finder = _WrittenModules(folder, written)
+    for name in finder.modules:          # a fresh kernel's import, not an earlier run's module
+        sys.modules.pop(name, None)
+    rules = [i for i, f in enumerate(sys.meta_path) if f in _IMPORT_RULES]
+    sys.meta_path.insert(rules[-1] + 1 if rules else 0, finder)
+    _IMPORT_RULES.append(finder)
+    return finder
 
 
 from .hints import KERNEL_HOST_CODE, host_code_in_log  # noqa: E402

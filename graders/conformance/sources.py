@@ -12,7 +12,11 @@ grader), so that both read a submission the same way and apply the same import r
   ``!shell`` escapes, ``get_ipython()`` calls, ``name?`` / ``?name`` help) become ``pass`` (so indentation
   and line numbers stay valid) and are listed in ``Source.dropped``; a cell that starts with a
   cell magic (``%%bash``, ``%%writefile``, ...) is dropped whole, except ``%%time``,
-  ``%%timeit`` and ``%%capture``, whose body is Python. Line numbers of the generated source map
+  ``%%timeit`` and ``%%capture``, whose body is Python. A ``%%writefile NAME.py`` cell (``-a``:
+  append) writes a module when Jupyter runs it, which a later cell imports: its text is that
+  module (``Source.written``, the text as it stands after the last cell), handed in with the
+  notebook (``submission`` adds it to the files; the kit serves it from the notebook), so a
+  notebook that writes its module and imports it runs in the grader as in Jupyter. Line numbers of the generated source map
   back to "cell N, line L" (cells counted from the top of the notebook, Markdown cells included).
   ``display(...)``, which Jupyter provides without an import, is there too (it shows nothing:
   ``NOTEBOOK_PRELUDE``, the source's first line, which maps to no cell; where IPython is not
@@ -157,6 +161,7 @@ class Source:
     line_map: list[tuple[int, int]] = field(default_factory=list)   # line-1 -> (cell, line)
     dropped: list[Dropped] = field(default_factory=list)   # the first MAX_DROPPED_LISTED
     dropped_total: int = 0                                   # how many lines were left out
+    written: dict[str, str] = field(default_factory=dict)    # %%writefile NAME.py -> its text
 
     def locate(self, line: int | None) -> tuple[int, int] | None:
         """(cell, line in cell) of a line of ``text`` (1-based); None for a plain module."""
@@ -181,13 +186,15 @@ class Source:
         return cls(text, data["origin"], bool(data.get("notebook")),
                    [(int(c), int(k)) for c, k in data.get("line_map", [])],
                    [Dropped(**d) for d in data.get("dropped", [])],
-                   int(data.get("dropped_total", 0)))
+                   int(data.get("dropped_total", 0)),
+                   {str(k): str(v) for k, v in dict(data.get("written") or {}).items()})
 
     def to_dict(self) -> dict:
         return {"origin": self.origin, "notebook": self.notebook,
                 "line_map": [list(x) for x in self.line_map],
                 "dropped": [d.to_dict() for d in self.dropped],
-                "dropped_total": max(self.dropped_total, len(self.dropped))}
+                "dropped_total": max(self.dropped_total, len(self.dropped)),
+                "written": dict(self.written)}
 
 
 def notebook_source(data: bytes | str, origin: str) -> Source:
@@ -239,6 +246,7 @@ def notebook_source(data: bytes | str, origin: str) -> Source:
     if stand_in:
         out.append(IPYTHON_STAND_IN)
         line_map.append((0, 0))
+    written: dict[str, str] = {}
     for number, src in cells:
         # as IPython runs a cell: its common indentation and pasted prompts removed first
         lines = source_lines(transform_cell(src))   # Python's line ends only
@@ -246,7 +254,13 @@ def notebook_source(data: bytes | str, origin: str) -> Source:
         if top is not None and lines[top].lstrip().startswith("%%"):
             head = lines[top]
             magic = head.lstrip()[2:].split(None, 1)[0] if head.strip() != "%%" else ""
-            drop(Dropped(number, top + 1, "cell_magic", head.strip()[:200]))
+            module = _written_module(head) if magic == "writefile" else None
+            if module is not None:     # the cell's own text, as %%writefile writes it
+                name, append = module
+                body = "".join(ln + "\n" for ln in lines[top + 1:])   # IPython's cell body
+                written[name] = (written.get(name, "") if append else "") + body
+            else:
+                drop(Dropped(number, top + 1, "cell_magic", head.strip()[:200]))
             if magic in BODY_CELL_MAGICS:
                 lines = lines[:top] + ["pass"] + lines[top + 1:]
             else:
@@ -266,7 +280,19 @@ def notebook_source(data: bytes | str, origin: str) -> Source:
             line_map.append((number, k))
         out.append("")
         line_map.append((number, len(lines) + 1))
-    return Source("\n".join(out) + "\n", origin, True, line_map, dropped, total[0])
+    return Source("\n".join(out) + "\n", origin, True, line_map, dropped, total[0], written)
+
+
+_WRITEFILE = re.compile(r"\s*%%writefile(?:\s+(-a|--append))?\s+([A-Za-z_]\w*\.py)\s*$")
+
+
+def _written_module(head: str) -> tuple[str, bool] | None:
+    """(NAME.py, append) of a ``%%writefile [-a] NAME.py`` line writing a module beside the
+    notebook; None for anything else (another folder, a data file, a name of the grader's)."""
+    m = _WRITEFILE.match(head)
+    if m is None or m.group(2) in ("__init__.py", "notebook_submission.py"):
+        return None
+    return m.group(2), bool(m.group(1))
 
 
 def _code_cells(nb, origin: str) -> list[tuple[int, str]]:

@@ -246,6 +246,10 @@ def _notebook(name, files, entry, data, digest, entry_path) -> Submission:
                           problem_fields={"name": entry}, digest=digest, entry=entry,
                           entry_path=entry_path, problem_detail=str(exc))
     files = dict(files)
+    # the modules its %%writefile cells write, as Jupyter leaves them after the last cell (over
+    # a stale copy handed in beside it): a later cell imports them
+    for written, text in src.written.items():
+        files[written] = text.encode("utf-8")
     files[NOTEBOOK_MODULE] = src.text.encode("utf-8")
     source = src.to_dict()
     source["cells"] = format_ranges(src.cell_ranges())   # the worker runs them one by one

@@ -106,19 +106,30 @@ def _honest_files(folder: Path) -> Path:
     return d
 
 
-def _writefile(folder: Path, handed_in: str) -> Path:
-    """A notebook that writes its module with ``%%writefile`` and imports it in the next cell,
-    run in Jupyter first, so the module lies beside it on the student's disk. Checked as the
-    notebook file alone (what the grader gets when only the .ipynb is handed in) the module is
-    not part of it: the kit found it beside the file and conformed, the grader scored 2/100;
-    checked as the folder both have it."""
-    d = folder / f"writefile_{handed_in}"
+def _writefile(folder: Path, how: str) -> Path:
+    """A notebook that writes its module with ``%%writefile`` (and appends to it with ``-a``)
+    and imports it in a later cell, as Colab notebooks do. Handed in alone ("file": the grader
+    scored it 2/100, every function missing, since the cell was left out), beside a stale copy
+    of the module that an older run of the notebook left ("stale": the kit imported that copy),
+    or as a folder with that copy: the module is the cell's text, for both."""
+    d = folder / f"writefile_{how}"
     d.mkdir()
+    head, tail = BASE_TEXT.split("\ndef dot(", 1)
     nbformat.write(nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("%%writefile embedding_impl.py\n" + BASE_TEXT),
+        nbformat.v4.new_code_cell("%%writefile embedding_impl.py\n" + head),
+        nbformat.v4.new_code_cell("%%writefile -a embedding_impl.py\n\ndef dot(" + tail),
         nbformat.v4.new_code_cell("from embedding_impl import *")]), d / "hw.ipynb")
-    (d / "embedding_impl.py").write_text(BASE_TEXT)       # what the Jupyter run left
-    return d / "hw.ipynb" if handed_in == "file" else d
+    if how != "file":
+        (d / "embedding_impl.py").write_text("STALE = True\n")
+    return d if how == "folder" else d / "hw.ipynb"
+
+
+def _helper_beside_file(folder: Path) -> Path:
+    """A module importing a helper that lies beside it, checked as the file alone: the grader
+    gets the file alone and cannot import the helper; the kit imported it from the folder and
+    conformed."""
+    d = _helper_folder(folder)
+    return d / "submission.py"
 
 
 def _notebook_in_subfolder(folder: Path) -> Path:
@@ -162,6 +173,8 @@ def _make(name: str, folder: Path) -> Path:
         return _notebook_in_subfolder(folder)
     if name.startswith("writefile_"):
         return _writefile(folder, name.rsplit("_", 1)[1])
+    if name == "helper_beside_file":
+        return _helper_beside_file(folder)
     if name.startswith("reads_beside_"):
         return _reads_beside(folder, name.rsplit("_", 1)[1])
     if name == "package":          # a package handed in: its modules import each other
@@ -213,8 +226,8 @@ EXPECTED = {   # the verdict both must give (None: cannot be imported)
     "plots_first": "passed", "package": "passed", "site_builtins_at_import": "passed",
     "reads_beside_notebook": "passed", "reads_beside_module": "passed",
     "honest_files": "passed", "notebook_in_subfolder": "passed",
-    "writefile_folder": "passed",
-    "writefile_file": {c: ("failed", "missing_function", None) for c in SELECT},
+    "writefile_file": "passed", "writefile_stale": "passed", "writefile_folder": "passed",
+    "helper_beside_file": None,
     "imports_in_a_call": {"lookup_selects_row": ("failed", "raised", None),
                           "lookup_shape_and_dtype": ("failed", "raised", None),
                           "dot_product": ("passed", None, None)},
