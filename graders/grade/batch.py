@@ -125,6 +125,30 @@ def discover(folder: str | Path) -> list[Path]:
     return out
 
 
+def shown_names(entries: list[Path]) -> dict[Path, str]:
+    """The name each submission of a batch is known by (its rows, reports, feedback file):
+    its printable name (``printable_name``); where two names read alike once Unicode
+    normalisation (NFKC: an é written as e and a combining accent, a full-width letter, a
+    ligature) and case are set aside, each of them with its characters beyond ASCII as
+    escapes (``cafe\\u0301.py`` beside ``caf\\u00e9.py``; a byte that is not UTF-8 reads
+    ``\\xe9``, a backslash of the name itself ``\\\\``): two rows and two feedback files
+    never read the same (both read "café.py" before; the CSV's feedback column alone told
+    them apart). The same folder gives the same names on every run."""
+    import unicodedata
+
+    plain = {p: printable_name(p.name) for p in entries}
+    seen: dict[str, set[str]] = {}
+    for name in plain.values():
+        seen.setdefault(unicodedata.normalize("NFKC", name).casefold(), set()).add(name)
+
+    def escaped(name: str) -> str:   # \\u form always: \\xff is a byte that is not UTF-8
+        return "".join(c if ord(c) < 0x80 else f"\\u{ord(c):04x}" if ord(c) < 0x10000
+                       else f"\\U{ord(c):08x}" for c in name)
+
+    return {p: escaped(name) if len(seen[unicodedata.normalize("NFKC", name).casefold()]) > 1
+            else name for p, name in plain.items()}
+
+
 def open_gradebook(path: str | Path) -> sqlite3.Connection:
     try:
         con = sqlite3.connect(str(path), timeout=30)
@@ -321,15 +345,17 @@ def run_batch(folder, spec, *, jobs: int = 1, db=None, regrade: bool = False, cs
     spec_sha = gradebook_key(spec, profile, select, limits, sandbox)
     todo, skipped, names, problems = [], 0, [], 0
     sources: dict[str, list[tuple[str, str]]] = {}   # the Python files compared, by submission
+    shown = shown_names(entries)
     for p in entries:
         try:
             if p.is_symlink():  # it would read whatever it points to, the reference included
                 raise GraderError(f"{p.name}: a symbolic link; links in a batch folder are "
                                   "not followed")
             sub = load_submission(p)
+            sub.name = shown[p]
         except GraderError as exc:
-            record_problem(con, printable_name(p.name), None, spec_sha, printable_name(str(exc)))
-            names.append((printable_name(p.name), None))
+            record_problem(con, shown[p], None, spec_sha, printable_name(str(exc)))
+            names.append((shown[p], None))
             problems += 1
             continue
         names.append((sub.name, sub.sha256))

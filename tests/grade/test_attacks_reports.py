@@ -194,6 +194,41 @@ def test_names_that_look_alike_never_share_a_feedback_file_or_a_row(tmp_path, sp
 
 
 @needs_bwrap
+def test_names_equal_once_normalised_never_read_the_same(tmp_path, spec):
+    """normalised_names.py as "café.py" (NFD) and "ｃａｆé.py" beside a classmate's "café.py"
+    (NFC): every row read "café.py" (or a look-alike); now each with escapes."""
+    import csv
+
+    from graders.grade import batch
+
+    from .conftest import SANDBOX
+
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(ROOT / "examples" / "submissions" / "correct_student.py", subs / "caf\u00e9.py")
+    shutil.copy(ROOT / "examples" / "submissions" / "correct_student.py", subs / "zo\u00eb.py")
+    for alias in ("cafe\u0301.py", "\uff43\uff41\uff46\u00e9.py"):
+        shutil.copy(CORPUS / "normalised_names.py", subs / alias)
+    out = tmp_path / "out"
+    out.mkdir()
+    batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", profile="dev",
+                    limits=LIMITS, sandbox=SANDBOX, select=["vector_norm"], progress=False,
+                    feedback_dir=out / "fb", report_dir=out / "rep", csv_path=out / "s.csv")
+    rows = {r["submission"]: r for r in csv.DictReader(open(out / "s.csv", encoding="utf-8"))}
+    assert sorted(rows) == sorted(["caf\\u00e9.py", "cafe\\u0301.py",
+                                   "\\uff43\\uff41\\uff46\\u00e9.py", "zo\u00eb.py"]), rows
+    assert rows["caf\\u00e9.py"]["vector_norm"] == "passed"
+    assert rows["zo\u00eb.py"]["vector_norm"] == "passed"
+    assert rows["cafe\\u0301.py"]["vector_norm"] == "failed"
+    assert len({r["feedback"] for r in rows.values()}) == 4
+    for name, r in rows.items():
+        text = (out / "fb" / r["feedback"]).read_text(encoding="utf-8")
+        assert text.splitlines()[0].replace("\\\\", "\\") == "# " + name, text[:80]
+    summary = (out / "rep" / "summary.txt").read_text(encoding="utf-8")
+    assert "caf\u00e9.py" not in summary and "cafe\u0301.py" not in summary
+
+
+@needs_bwrap
 def test_a_report_lists_are_bounded_and_every_output_is_small(tmp_path):
     """Two notebooks: 300,000 magic lines (whose worker may well be too slow to import
     them: that is the sandbox's business), and 300 cells that raise (norm passes)."""

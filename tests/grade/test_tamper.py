@@ -118,6 +118,7 @@ NOT_REACHING = {
     "tamper_scan_nesting.py": "nested assignments (the cost of the grader's own scan)",
     "filler_statements.py": "statements that do nothing around a copy (copy detection)",
     "similar_crowd.py": "one file handed in by many (the batch's reports)",
+    "normalised_names.py": "file names equal once normalised (the batch's reports)",
     "fstring_fields.py": "f-strings of many fields (the cost of the grader's parses)",
     "copy_elsewhere.py": "builds the folders of a copy kept elsewhere (their exec is "
                          "flagged: tests/grade/test_attacks_similarity.py)",
