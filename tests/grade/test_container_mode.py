@@ -54,6 +54,8 @@ SAMPLE = [
     (CORPUS / "work_folder_leftovers.py", NORM + ["dot_product"]),
     (CORPUS / "scratch_paths.py", NORM + ["dot_product"]),
     (CORPUS / "checkout_copy.py", NORM),
+    (CORPUS / "runtime_validate.py", ["out_of_range_ids"]),
+    (CORPUS / "hugetlb_pages.py", NORM),
 ]
 CORPORA = THREATS   # tests/attacks/<threat>/
 #: Files whose outcome in container mode differs from bubblewrap's, and why.
