@@ -6,8 +6,8 @@ through an attachment and detaches (no address space counts them any more), a me
 with messages in it, a semaphore set and a POSIX message queue, and leaves them all. Where the
 worker has no IPC namespace of its own (`--sandbox container`, `--sandbox none`) these outlive
 its kill, its memory cgroup and the grading: each worker start could leave another
---memory-mb of the host's memory behind (128 MiB here, found left after grading in both modes
-in the sixth red-team round). Attaching one of the machine's world-readable segments would
+--memory-mb of the host's memory behind (64 MiB with this file; four 32 MiB segments, 128 MiB,
+were found left after grading in both modes in the sixth red-team round). Attaching one of the machine's world-readable segments would
 read another program's memory. It prints what it got as `IPC-REPORT {...}` (with the ids it
 made, so that a test can remove them). norm() is correct.
 
