@@ -487,7 +487,9 @@ def check_includes(text: str, name: str) -> None:
         code = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', '""', line)
         m = _FORBIDDEN_WORDS.search(code)
         if m:
-            errors.append((num, Said(F.MSG_FORBIDDEN_WORD, word=m.group(1))))
+            word = m.group(1)      # inline PTX (ld.global.nc, ...) gets the intrinsics to use
+            errors.append((num, Said(F.MSG_INLINE_ASM if word in ("asm", "__asm", "__asm__")
+                                     else F.MSG_FORBIDDEN_WORD, word=word)))
             continue
         stripped = line.lstrip()
         directive = None

@@ -129,6 +129,9 @@ MSG_NO_TRIGRAPHS = "trigraphs (??= ??/) are not accepted"
 MSG_NO_RAW_STRINGS = "raw string literals (R\"...\") are not allowed in a kernel submission"
 MSG_FORBIDDEN_WORD = ("'{word}' is not allowed in a kernel submission (no inline assembly, no file "
                       "or pragma tricks)")
+MSG_INLINE_ASM = ("inline assembly ('{word}') is not allowed in a kernel submission: use CUDA's "
+                  "intrinsics instead, e.g. __ldg() for ld.global.nc, __ldcs()/__ldcg()/__stcs() "
+                  "for cache-hinted loads and stores, __shfl_sync() for shfl.sync")
 MSG_FORBIDDEN_DIRECTIVE = "#{directive} is not allowed in a kernel submission"
 MSG_FORBIDDEN_INCLUDE = ("#include {header} is not allowed: a kernel submission is one "
                          "self-contained file and may include only standard or CUDA headers such "
