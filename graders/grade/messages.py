@@ -206,9 +206,10 @@ SIMILAR_PAIRS_TITLE = "Pairs"
 SIMILAR_FIGURE = ("{share:.0%} of the smaller submission's code fingerprints are found in the "
                   "other (flagged from {threshold:.0%}).")
 SIMILAR_HOW = ("What was compared: the Python files of each submission, as normalised tokens. "
-               "Comments, docstrings, blank lines and layout are left out; every name other "
-               "than a keyword, a builtin or an attribute is the same placeholder, every number "
-               "and every string another. A fingerprint is {k} tokens in a row; fingerprints "
+               "Comments, docstrings, blank lines and layout are left out; every name (a "
+               "builtin, an attribute, a dotted name such as np.add.at read as one) but a "
+               "keyword is the same placeholder, every number and every string another, and "
+               "statements that do nothing are left out. A fingerprint is {k} tokens in a row; fingerprints "
                "that many submissions share (a template, the assignment's signatures) are not "
                "counted or highlighted.")
 SIMILAR_FILES = "Files compared: {files}"

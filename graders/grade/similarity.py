@@ -3,9 +3,11 @@
 Fingerprints are winnowed k-grams (Schleimer, Wilkerson and Aiken, "Winnowing: local algorithms
 for document fingerprinting", SIGMOD 2003 — the method of MOSS) of a normalised token stream:
 Python's own tokenizer, with comments, docstrings, blank lines and layout dropped, every
-identifier that is not a keyword, a builtin or an attribute name (``np.take`` keeps ``take``)
-replaced by one placeholder, numbers and strings by one each. Renaming variables, reformatting
-and stripping comments therefore change nothing; reordering functions changes little (the
+name but a keyword (``self`` and ``cls`` aside) replaced by one placeholder, builtins and
+attributes too, a dotted name (``np.add.at``) read as one name, numbers and strings by one
+placeholder each, and statements that do nothing left out. Renaming variables, aliasing
+builtins and NumPy's functions (``from numpy import *``, ``_len = len``), reformatting and
+stripping comments therefore change nothing; reordering functions changes little (the
 fingerprints are a set).
 
 * ``reference_copy``: the share of a submission's fingerprints that are also fingerprints of
@@ -22,7 +24,6 @@ measurements behind the thresholds.
 from __future__ import annotations
 
 import ast
-import builtins
 import hashlib
 import importlib.util
 import io
@@ -38,7 +39,7 @@ from graders.conformance.sources import (IPYTHON_STAND_IN, NOTEBOOK_PRELUDE,
                                          parse_is_bounded)
 from graders.conformance.submission import NOTEBOOK_MODULE
 
-K = 12                  # tokens per k-gram
+K = 15                  # tokens per k-gram
 WINDOW = 6              # winnowing window (k-grams)
 MIN_FINGERPRINTS = 8    # below this a file is too small to compare
 REFERENCE_THRESHOLD = 0.6
@@ -51,7 +52,7 @@ REFERENCE_MODULE_MIN = 40   # fingerprints a reference module needs to be looked
 MAX_FRAGMENTS = 200     # matched fragments shown for one pair
 MAX_OCCURRENCES = 8     # places one fingerprint is looked up at in each text (repeated code)
 MIN_RUN = 2             # fingerprints in a row that make a fragment worth showing
-_KEEP = set(dir(builtins)) | {"self", "cls"}
+_KEEP = {"self", "cls"}     # names kept as they are (every other name but a keyword: V)
 
 
 def tokens(text: str) -> list[str]:
@@ -128,12 +129,20 @@ def _tokenize_run(lines, offset: int, out: list[str], where: list[int],
                 where.append(line)
                 raw.append(None)
             elif typ == tokenize.NAME:
-                attribute = bool(out) and out[-1] == "."
-                if keyword.iskeyword(s) or s in _KEEP or attribute:
+                if out and out[-1] == ".":
+                    # an attribute: `np.add.at` reads as one name, as `at` imported would
+                    # (sixth red-team round: 'from numpy import *' and builtins aliased took a
+                    # reference copy from 0.81 to unflagged)
+                    out.pop()
+                    where.pop()
+                    raw.pop()
+                    at_line_start = False
+                    continue
+                if keyword.iskeyword(s) or s in _KEEP:
                     out.append(s)
                 else:
                     out.append("V")
-                if not attribute and not keyword.iskeyword(s):
+                if not keyword.iskeyword(s):
                     name = s
                 where.append(line)
                 raw.append(name)

@@ -165,6 +165,22 @@ def test_a_reference_copy_kept_in_a_file_read_as_python_elsewhere_is_flagged(tmp
         "notebook_submission.py"]
 
 
+def test_a_reference_copy_calling_builtins_and_numpy_under_its_own_names_is_flagged():
+    """aliased_names.py: `_b3 = len`, `from numpy import *` (it was unflagged)."""
+    import importlib.util
+
+    from graders.grade.similarity import reference_flags
+
+    spec_ = importlib.util.spec_from_file_location("aliased", CORPUS / "aliased_names.py")
+    seed = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(seed)
+    text = seed.aliased(_reference_copy())
+    compile(text, "aliased", "exec")              # still valid Python
+    assert "np." not in text and "isinstance(" not in text
+    flags = reference_flags(text)
+    assert flags and flags[0]["kind"] == "reference_copy", flags
+
+
 def _statement_ends(source: str) -> set[int]:
     """The lines (1-based) of `source` on which a simple statement ends: a line ending in a
     NEWLINE token whose last token is not ':' (a block's header)."""

@@ -21,6 +21,7 @@ from graders.grade.batch_reports import (feedback_files, feedback_text, similari
 from graders.grade.class_summary import problem_of
 from graders.grade.formats import inert
 from graders.grade.report_pages import reference_rows, tamper_rows
+from graders.grade.similarity import K
 from graders.grade.tamper import tamper_flags
 from tests import browser
 from tests.html_pages import Page, link_problems, parse
@@ -190,7 +191,7 @@ def test_similarity_page_highlights_the_same_fragment_on_both_sides(batch):
         assert int(colour) == (int(k) - 1) % 8 and target in page.ids
     # the second file of a submission keeps its own line numbers; what was compared is said
     assert "main.py, helpers.py" in text and "<h4><code>helpers.py</code></h4>" in text
-    assert "12 tokens in a row" in text
+    assert f"{K} tokens in a row" in text
     # the reference copy: its fragments name the reference's files, never show its text
     ref = [i for i in page.ids if i.startswith("ref-1-a-f")]
     assert ref and re.search(r"embedding\.py, lines \d+", text)

@@ -117,6 +117,7 @@ NOT_REACHING = {
     "deep_folders.py": "a chain of nested folders (the grader's reading of folders)",
     "tamper_scan_nesting.py": "nested assignments (the cost of the grader's own scan)",
     "filler_statements.py": "statements that do nothing around a copy (copy detection)",
+    "aliased_names.py": "builtins and NumPy names aliased in a copy (copy detection)",
     "similar_crowd.py": "one file handed in by many (the batch's reports)",
     "normalised_names.py": "file names equal once normalised (the batch's reports)",
     "fstring_fields.py": "f-strings of many fields (the cost of the grader's parses)",
