@@ -247,9 +247,17 @@ def _notebook(name, files, entry, data, digest, entry_path) -> Submission:
                           entry_path=entry_path, problem_detail=str(exc))
     files = dict(files)
     # the modules its %%writefile cells write, as Jupyter leaves them after the last cell (over
-    # a stale copy handed in beside it): a later cell imports them
-    for written, text in src.written.items():
-        files[written] = text.encode("utf-8")
+    # a stale copy handed in beside it): a later cell imports them. They count against the
+    # caps of what is handed in (a notebook of 45,000 such cells made 45,000 files, past the
+    # 2,000 a folder may hold, each written to the worker's scratch folder)
+    written = {name: text.encode("utf-8") for name, text in src.written.items()}
+    if len(set(files) | set(written)) + 1 > MAX_FOLDER_ENTRIES:
+        raise SubmissionError(entry_path, f"its %%writefile cells and the files beside it make "
+                              f"more than {MAX_FOLDER_ENTRIES} files, the most the grader "
+                              "accepts")
+    _check_size(entry_path, sum(len(v) for k, v in files.items() if k not in written)
+                + sum(map(len, written.values())))
+    files.update(written)
     files[NOTEBOOK_MODULE] = src.text.encode("utf-8")
     source = src.to_dict()
     source["cells"] = format_ranges(src.cell_ranges())   # the worker runs them one by one

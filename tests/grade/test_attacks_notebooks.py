@@ -235,3 +235,41 @@ def test_a_submission_runs_in_its_own_folder_in_every_sandbox(tmp_path, spec, ki
     assert rep["import"]["ok"] and not rep["import"].get("cells"), rep["import"]
     assert rep["checks"][0]["status"] == "passed", rep["checks"][0]
     assert not (d / "fig.txt").exists()      # written in the worker's copy, not the hand-in
+
+
+def _writefile_notebook(path: Path, n: int) -> Path:
+    import importlib.util
+
+    spec_ = importlib.util.spec_from_file_location("writefile", CORPUS / "writefile_many.py")
+    attack = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(attack)
+    path.write_text(attack.notebook(n))
+    return path
+
+
+def test_the_modules_a_notebook_writes_count_against_the_caps(tmp_path):
+    """writefile_many.py: 40,000 %%writefile cells made 40,001 files (a folder may hold
+    2,000); now refused at once, naming the cap. A few written modules are files as before."""
+    from graders.grade.grading import MAX_FOLDER_ENTRIES, GraderError
+
+    with pytest.raises(GraderError, match=f"more than {MAX_FOLDER_ENTRIES} files"):
+        load_submission(_writefile_notebook(tmp_path / "mallory.ipynb", 40_000))
+    ok = load_submission(_writefile_notebook(tmp_path / "zoe.ipynb", 3))
+    assert sorted(ok.files) == ["m0.py", "m1.py", "m2.py", "notebook_submission.py"]
+
+
+@needs_bwrap
+def test_a_batch_goes_on_past_a_notebook_that_writes_too_many_modules(tmp_path, spec):
+    from graders.grade import batch
+
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    _writefile_notebook(subs / "mallory.ipynb", 3000)
+    shutil.copy(CORRECT, subs / "zoe.py")
+    csv_path = tmp_path / "scores.csv"
+    batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", csv_path=csv_path,
+                    profile="dev", limits=LIMITS, sandbox="bwrap", select=["vector_norm"],
+                    progress=False)
+    rows = {r["submission"]: r for r in csv.DictReader(csv_path.open(encoding="utf-8"))}
+    assert "more than 2000 files" in rows["mallory.ipynb"]["problem"], rows["mallory.ipynb"]
+    assert rows["zoe.py"]["vector_norm"] == "passed"

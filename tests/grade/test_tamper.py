@@ -120,6 +120,7 @@ NOT_REACHING = {
     "aliased_names.py": "builtins and NumPy names aliased in a copy (copy detection)",
     "similar_crowd.py": "one file handed in by many (the batch's reports)",
     "normalised_names.py": "file names equal once normalised (the batch's reports)",
+    "writefile_many.py": "builds a notebook of many %%writefile cells (the grader's reading)",
     "fstring_fields.py": "f-strings of many fields (the cost of the grader's parses)",
     "copy_elsewhere.py": "builds the folders of a copy kept elsewhere (their exec is "
                          "flagged: tests/grade/test_attacks_similarity.py)",
