@@ -105,15 +105,17 @@ def load_kernel_submission(path, *, backend: str | None = None, spec=None,
         try:
             ok, log = host.compile_kernel_source(path, contract)
         except NvrtcUnavailable:
-            ok, log = None, ""
+            ok, log = None, ""      # said by the kit (messages.MSG_NO_NVRTC): nvrtc_skipped
         if ok is False and not isinstance(log, host.CompileFeedback):
             exc = SubmissionError(f"kernel submission {Path(path).name} does not compile", log)
             exc.compile_log = str(log)
             raise exc
         compiled = ok is True
-    return KernelSubmission(host.load_kernel_submission(
+    impl = KernelSubmission(host.load_kernel_submission(
         path, contract, validate, backend=backend, compiled_for_gpu=compiled),
         spec.contract.required)
+    impl.nvrtc_skipped = compile_first and ok is None
+    return impl
 
 
 __all__ = ["KernelContract", "KernelContractError", "KernelSubmission", "SubmissionError",

@@ -33,7 +33,8 @@ from .limits import CALL_SECONDS, CHECK_SECONDS, TOTAL_SECONDS, CallLimits
 from .runner import (ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, ImplementationLoadError,
                      load_impl, remove_import_rules, run_checks)
 from .notes import notebook_notes
-from .messages import (MSG_CONFORMS, MSG_CONFORM_HEADER, MSG_DOES_NOT_CONFORM, MSG_NOTE)
+from .messages import (MSG_CONFORMS, MSG_CONFORM_HEADER, MSG_DOES_NOT_CONFORM, MSG_NOTE,
+                       MSG_NO_NVRTC)
 
 STYLE = {PASSED: "green", FAILED: "bold red", ERROR: "bold magenta", SKIPPED: "yellow",
          NOT_RUN: "magenta"}
@@ -139,6 +140,8 @@ def _conform(args, spec, t, out, err, report, written=None) -> int:
     source = getattr(impl, "__andrea_source__", None)   # a notebook: what the grader says of it
     notes = (notebook_notes(source.to_dict(), getattr(impl, "__andrea_cells_raised__", None), t)
              if source is not None else [])
+    if kernel and getattr(impl, "nvrtc_skipped", False) is True:   # the grader compiles more
+        notes.append(t(MSG_NO_NVRTC))
 
     def show(r):
         if args.format == "text":

@@ -60,6 +60,10 @@ MSG_SUMMARY_NOT_RUN = "{n} not run"
 MSG_CONFORM_HEADER = "{target} against spec {spec} (profile {profile})"
 MSG_NOTE = "note"
 MSG_CONFORMS = "conforms"
+MSG_NO_NVRTC = ("NVRTC (the kit's gpu extra) is not installed here, so the kernel was built for "
+                "the CPU executor only; the grader first compiles it for the GPU with NVRTC, "
+                "which refuses host code that this build accepts (a helper without __device__, "
+                "a main())")
 MSG_DOES_NOT_CONFORM = "does not conform"
 
 # ---- a result larger than the contract allows for its arguments (results.py), judged by its

@@ -265,3 +265,26 @@ def test_the_kit_and_the_grader_name_each_bug_alike(name, tmp_path):
     (graded,) = [c for c in rep["checks"] if c["id"] == check]
     (mine,) = [r for r in data["results"] if r["check_id"] == check]
     assert graded["message"] == mine["message"] and graded["hint"] == mine["hint"] == hint
+
+
+def test_the_kit_says_when_it_could_not_compile_for_the_gpu(monkeypatch, capsys):
+    """Where NVRTC is missing (the kit without its gpu extra) the kit builds for the CPU
+    executor only and says so, since the grader's NVRTC compile may refuse what g++ takes."""
+    from andrea_gpu import nvrtc
+    from graders.conformance.cli import main
+    from graders.conformance.messages import MSG_NO_NVRTC
+
+    def unavailable(*args, **kwargs):
+        raise nvrtc.NvrtcUnavailable("libnvrtc not found")
+
+    monkeypatch.setattr(nvrtc, "compile_source", unavailable)
+    capsys.readouterr()
+    rc = main([str(STYLES / "host_helper_not_device.cu"), "--format", "json", "--profile", "dev",
+               "--select", "lookup_selects_row"])
+    data = json.loads(capsys.readouterr().out)
+    assert rc == 0 and data["notes"] == [MSG_NO_NVRTC]        # built by g++: it ran
+    capsys.readouterr()
+    monkeypatch.undo()
+    assert main([str(KERNELS / "correct_thread_per_row.cu"), "--format", "json", "--profile",
+                 "dev", "--select", "lookup_selects_row"]) == 0
+    assert json.loads(capsys.readouterr().out)["notes"] == []
