@@ -150,13 +150,19 @@ def test_a_batch_goes_on_past_a_folder_of_too_many_files(tmp_path, spec):
 
 @pytest.fixture
 def deep_chain():
-    """Makes the module of deep_folders.py beside a chain of nested folders (relative steps:
-    os.makedirs recurses too) and removes the chain at the end, deepest first: pytest's own
-    clean-up of old temporary folders (shutil.rmtree) recurses in Python 3.10 and 3.11 and
-    would fail on it in a later run."""
+    """(make, where): make(name) writes the module of deep_folders.py in `where / name`
+    beside a chain of nested folders (relative steps: os.makedirs recurses too). `where` is a
+    folder of its own outside pytest's temporary folders, removed at the end, the chain
+    deepest first: pytest's clean-up of its old temporary folders (shutil.rmtree) recurses in
+    Python 3.10 and 3.11, and a chain left there by a run cut short would stop every later
+    run."""
+    import tempfile
+
+    where = Path(tempfile.mkdtemp(prefix="andrea-deep-"))
     made = []
 
-    def make(folder: Path, depth: int = 1500) -> Path:
+    def make(name: str, depth: int = 1500) -> Path:
+        folder = where / name
         folder.mkdir(parents=True)
         shutil.copy(CORPUS / "deep_folders.py", folder / "submission.py")
         made.append((folder, depth))
@@ -171,7 +177,7 @@ def deep_chain():
             os.chdir(here)
         return folder
 
-    yield make
+    yield make, where
     here = os.getcwd()
     try:
         for folder, depth in made:
@@ -185,12 +191,14 @@ def deep_chain():
                 os.rmdir("a")
     finally:
         os.chdir(here)
+        shutil.rmtree(where, ignore_errors=True)
 
 
-def test_a_chain_of_nested_folders_is_read_without_recursion(tmp_path, deep_chain):
+def test_a_chain_of_nested_folders_is_read_without_recursion(deep_chain):
     """A chain deeper than Python's recursion limit: the walk keeps its own stack (it was a
     RecursionError traceback from os.walk in Python 3.10 and 3.11)."""
-    got = load_submission(deep_chain(tmp_path / "mallory"))
+    make, _ = deep_chain
+    got = load_submission(make("mallory"))
     assert got.module == "submission.py" and list(got.files) == ["submission.py"]
 
 
@@ -198,8 +206,9 @@ def test_a_chain_of_nested_folders_is_read_without_recursion(tmp_path, deep_chai
 def test_a_batch_goes_on_past_a_chain_of_nested_folders(tmp_path, spec, deep_chain):
     from graders.grade import batch
 
-    subs = tmp_path / "subs"
-    deep_chain(subs / "mallory")
+    make, where = deep_chain
+    make("subs/mallory")
+    subs = where / "subs"
     shutil.copy(CORRECT, subs / "zoe.py")
     csv_path = tmp_path / "scores.csv"
     batch.run_batch(subs, spec, jobs=1, db=tmp_path / "gb.sqlite", csv_path=csv_path,
