@@ -51,7 +51,11 @@ def unit_flags(checked: bool = True) -> list[str]:
 
 # __global__ and void in either order, with __launch_bounds__(...) or __attribute__((...))
 # before, between or after them.
-_ATTRS = r"(?:(?:__launch_bounds__\s*\([^)]*\)|__attribute__\s*\(\(.*?\)\))\s*)*"
+_ATTRS = (r"(?:(?:(?:__launch_bounds__|__maxnreg__|__cluster_dims__)\s*\([^)]*\)|"
+          r"__attribute__\s*\(\(.*?\)\))\s*)*")
+#: A kernel template (`template <int BLOCK> __global__ void k(...)`) has no function of its own to
+#: launch: only its instantiations, which the contract's extern "C" entry points call.
+_TEMPLATE_TAIL_RE = re.compile(r"template\s*<[^;{}]*>\s*(?:(?:static|inline)\s+)*$")
 _KERNEL_RE = re.compile(
     rf"(?:__global__\s+{_ATTRS}void|void\s+{_ATTRS}__global__)\s+{_ATTRS}([A-Za-z_]\w*)\s*\(")
 #: The entry points the kernel contract's generated signature checks name (host.py appends them):
@@ -74,7 +78,9 @@ def kernel_names(source: str) -> list[str]:
     """Names of the ``__global__`` functions of a CUDA source, in order of appearance."""
     names = []
     text = _strip_comments(source)
-    for m in [*_KERNEL_RE.finditer(text), *_CONTRACT_RE.finditer(text)]:
+    kernels = [m for m in _KERNEL_RE.finditer(text)
+               if not _TEMPLATE_TAIL_RE.search(text, max(0, m.start() - 400), m.start())]
+    for m in [*kernels, *_CONTRACT_RE.finditer(text)]:
         if m.group(1) not in names:
             names.append(m.group(1))
     return names

@@ -196,8 +196,14 @@ static inline int signbit(double __x) { return __builtin_signbit(__x); }
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __restrict__ __restrict
-#define __align__(n) alignas(n)
+// CUDA's own spelling (host_defines.h): a GNU attribute, so it may stand anywhere among the
+// declaration's specifiers (`__shared__ __align__(16) float tile[...]`), where alignas may not.
+#define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
+// Parameter and launch attributes that change nothing a CPU run can see: a __grid_constant__
+// parameter is const and never written (the compiler checks both), __maxnreg__ caps registers.
+#define __grid_constant__
+#define __maxnreg__(...)
 #define __constant__ static const
 // Function-local statics of the section "andrea_shared" are one block's shared memory; the
 // executor fills the whole section with 0xFF bytes (NaN as float) before every block so that a

@@ -163,6 +163,21 @@ BUGS = {
         r"updates it with an atomic, from different blocks, and one of the atomics is block-"),
     "bug_cas_no_retry.cu": (
         "token_gradient_scatter_add", "BWD-TOK-01", r"grad_token\[\d+, \d+\]=\S+, but should be"),
+    "bug_warp_synchronous_reduce.cu": (
+        "position_gradient_batch_sum", "BWD-POS-01",
+        r"RaceError: kernel andrea_embed_backward_position: data race on shared memory at byte "
+        r"offset \d+ at line bug_warp_synchronous_reduce\.cu:58: block \(\d+,0,0\) thread "
+        r"\((\d|[12]\d|3[01]),0,0\) \w+ it and block \(\d+,0,0\) thread \((\d|[12]\d|3[01]),0,0\)"),
+    "bug_sort_missing_barrier.cu": (
+        "token_gradient_scatter_add", "BWD-TOK-01",
+        r"RaceError: kernel andrea_embed_backward_token: data race on shared memory at byte "
+        r"offset \d+ at lines? bug_sort_missing_barrier\.cu:1[45]"),
+    "bug_dynamic_shared_unsized.cu": (
+        "position_gradient_batch_sum", "BWD-POS-01",
+        r"KernelError: kernel andrea_embed_backward_position: block \(\d+,0,0\) thread "
+        r"\(\d+,0,0\): a null pointer was dereferenced \(the kernel uses extern __shared__ "
+        r"memory, but the launch gives it none: use a fixed-size __shared__ array\) at "
+        r"bug_dynamic_shared_unsized\.cu:50"),
     "bug_bad_not_smallest.cu": (
         "out_of_range_ids", "EMB-ERR-01",
         r"lookup\(\) raised KernelContractError\('andrea_lookup \(grid \d+, block \d+\) set "
