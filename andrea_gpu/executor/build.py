@@ -163,7 +163,7 @@ static int __andrea_sig(void (*)(__A...), int *__kinds, int __cap) {
 
 
 _WARP_RE = re.compile(r"\b(__shfl\w*_sync|__syncwarp|__ballot_sync|__any_sync|__all_sync|"
-                      r"__match_\w+_sync|__reduce_\w+_sync)\b")
+                      r"__match_\w+_sync|__reduce_\w+_sync|__activemask|tiled_partition)\b")
 
 
 #: What CUDA's compilers define for device code (nvcc's device pass and NVRTC, for the arch the

@@ -106,6 +106,13 @@ MSG_BARRIER_OTHERS_EXITED = ("__syncthreads() at {line} is not reached by every 
 MSG_WARP_DIVERGENT = ("warp-level primitive at {line} is not reached by every live lane of the "
                       "warp: thread ({ax},{ay},{az}) waits there but thread ({bx},{by},{bz}) waits "
                       "at {other}")
+MSG_WARP_MASK_LANE = ("warp-level primitive at {line} is not reached by every lane its mask ({mask}) "
+                      "names: thread ({ax},{ay},{az}) waits there but thread ({bx},{by},{bz}) "
+                      "waits at {other}")
+MSG_WARP_KIND_CLASH = ("lanes named in one mask ({mask}) wait at different warp-level primitives: "
+                       "thread ({ax},{ay},{az}) at {what} ({line}), thread ({bx},{by},{bz}) at "
+                       "{other_what} ({other}); every lane a mask names must execute the same "
+                       "primitive with that mask")
 MSG_WARP_FIRST_THREAD = ("warp-level primitive at {line} in a block whose first thread never "
                          "reached one")
 MSG_TRAP = "__trap() at {line}"
@@ -257,6 +264,15 @@ _RUNTIME = (
     (re.compile(rf"warp-level primitive at {_L} is not reached by every live lane of the warp: "
                 rf"thread {_T} waits there but thread {_T} waits at (\S+)$"), MSG_WARP_DIVERGENT,
      ("line", "ax", "ay", "az", "bx", "by", "bz", "other")),
+    (re.compile(rf"warp-level primitive at {_L} is not reached by every lane its mask "
+                rf"\((0x[0-9a-f]{{8}})\) names: thread {_T} waits there but thread {_T} waits at "
+                rf"(\S+)$"), MSG_WARP_MASK_LANE,
+     ("line", "mask", "ax", "ay", "az", "bx", "by", "bz", "other")),
+    (re.compile(rf"lanes named in one mask \((0x[0-9a-f]{{8}})\) wait at different warp-level "
+                rf"primitives: thread {_T} at (\S+) \({_L}\), thread {_T} at (\S+) \((\S+)\); "
+                rf"every lane a mask names must execute the same primitive with that mask$"),
+     MSG_WARP_KIND_CLASH,
+     ("mask", "ax", "ay", "az", "what", "line", "bx", "by", "bz", "other_what", "other")),
     (re.compile(rf"warp-level primitive at {_L} in a block whose first thread never reached "
                 rf"one$"), MSG_WARP_FIRST_THREAD, ("line",)),
     (re.compile(rf"__trap\(\) at {_L}$"), MSG_TRAP, ("line",)),

@@ -283,19 +283,22 @@ void *dynamic_shared();
 #define __syncthreads() ::__andrea_exec::barrier(__FILE__, __LINE__)
 
 // Warp-level primitives: lanes are threads flat-index / 32 of the block; each primitive waits
-// until every live lane of the warp reaches one (the mask argument is not consulted).
+// until every live lane its mask names reaches one with the same mask, and sees those lanes'
+// values; __activemask() gives the lanes at the same call together (runtime.cpp, release_warps).
 namespace __andrea_exec {
-void warp_sync(const char *file, int line);
-unsigned long long warp_exchange(unsigned long long value, int src, const char *file, int line);
-unsigned warp_ballot(int pred, const char *file, int line);
+void warp_sync(const char *file, int line, unsigned mask = 0xffffffffu);
+unsigned active_mask(const char *file, int line);
+unsigned long long warp_exchange(unsigned long long value, int src, unsigned mask,
+                                 const char *file, int line);
+unsigned warp_ballot(int pred, unsigned mask, const char *file, int line);
 inline unsigned lane_id() {
     return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 32u;
 }
-template <typename T> static T shfl(T var, int src, const char *file, int line) {
+template <typename T> static T shfl(T var, int src, unsigned mask, const char *file, int line) {
     static_assert(sizeof(T) <= 8, "__shfl_*: values of at most 8 bytes");
     unsigned long long bits = 0;
     __builtin_memcpy(&bits, &var, sizeof(T));
-    bits = warp_exchange(bits, src, file, line);
+    bits = warp_exchange(bits, src, mask, file, line);
     T out;
     __builtin_memcpy(&out, &bits, sizeof(T));
     return out;
@@ -305,54 +308,62 @@ inline int shfl_src(int lane, int src, int width) {  // a source outside the lan
     return (src < seg || src >= seg + width) ? lane : src;
 }
 }  // namespace __andrea_exec
-#define __syncwarp(...) ::__andrea_exec::warp_sync(__FILE__, __LINE__)
-#define __activemask() 0xffffffffu
-#define __shfl_sync(mask, var, src, ...) ::__andrea_exec::andrea_shfl_idx(var, src, __FILE__, __LINE__, ##__VA_ARGS__)
-#define __shfl_down_sync(mask, var, delta, ...) ::__andrea_exec::andrea_shfl_down(var, delta, __FILE__, __LINE__, ##__VA_ARGS__)
-#define __shfl_up_sync(mask, var, delta, ...) ::__andrea_exec::andrea_shfl_up(var, delta, __FILE__, __LINE__, ##__VA_ARGS__)
-#define __shfl_xor_sync(mask, var, lmask, ...) ::__andrea_exec::andrea_shfl_xor(var, lmask, __FILE__, __LINE__, ##__VA_ARGS__)
-#define __ballot_sync(mask, pred) ::__andrea_exec::warp_ballot((pred), __FILE__, __LINE__)
-#define __any_sync(mask, pred) (::__andrea_exec::warp_ballot((pred), __FILE__, __LINE__) != 0u)
-#define __all_sync(mask, pred) (::__andrea_exec::warp_ballot(!(pred), __FILE__, __LINE__) == 0u)
 namespace __andrea_exec {
-template <typename T> T andrea_shfl_idx(T v, int src, const char *f, int l, int width = 32) {
+struct warp_mask {  // __syncwarp()'s optional mask
+    unsigned m;
+    warp_mask() : m(0xffffffffu) {}
+    warp_mask(unsigned long long x) : m((unsigned)x) {}
+};
+}  // namespace __andrea_exec
+#define __syncwarp(...) ::__andrea_exec::warp_sync(__FILE__, __LINE__, ::__andrea_exec::warp_mask(__VA_ARGS__).m)
+#define __activemask() ::__andrea_exec::active_mask(__FILE__, __LINE__)
+#define __shfl_sync(mask, var, src, ...) ::__andrea_exec::andrea_shfl_idx(var, src, (mask), __FILE__, __LINE__, ##__VA_ARGS__)
+#define __shfl_down_sync(mask, var, delta, ...) ::__andrea_exec::andrea_shfl_down(var, delta, (mask), __FILE__, __LINE__, ##__VA_ARGS__)
+#define __shfl_up_sync(mask, var, delta, ...) ::__andrea_exec::andrea_shfl_up(var, delta, (mask), __FILE__, __LINE__, ##__VA_ARGS__)
+#define __shfl_xor_sync(mask, var, lmask, ...) ::__andrea_exec::andrea_shfl_xor(var, lmask, (mask), __FILE__, __LINE__, ##__VA_ARGS__)
+#define __ballot_sync(mask, pred) ::__andrea_exec::warp_ballot((pred), (mask), __FILE__, __LINE__)
+#define __any_sync(mask, pred) (::__andrea_exec::warp_ballot((pred), (mask), __FILE__, __LINE__) != 0u)
+#define __all_sync(mask, pred) (::__andrea_exec::warp_ballot(!(pred), (mask), __FILE__, __LINE__) == 0u)
+namespace __andrea_exec {
+template <typename T> T andrea_shfl_idx(T v, int src, unsigned mask, const char *f, int l, int width = 32) {
     const int lane = (int)lane_id();
-    return shfl(v, lane / width * width + ((src % width) + width) % width, f, l);
+    return shfl(v, lane / width * width + ((src % width) + width) % width, mask, f, l);
 }
-template <typename T> T andrea_shfl_down(T v, unsigned d, const char *f, int l, int width = 32) {
+template <typename T> T andrea_shfl_down(T v, unsigned d, unsigned mask, const char *f, int l, int width = 32) {
     const int lane = (int)lane_id();
-    return shfl(v, shfl_src(lane, lane + (int)d, width), f, l);
+    return shfl(v, shfl_src(lane, lane + (int)d, width), mask, f, l);
 }
-template <typename T> T andrea_shfl_up(T v, unsigned d, const char *f, int l, int width = 32) {
+template <typename T> T andrea_shfl_up(T v, unsigned d, unsigned mask, const char *f, int l, int width = 32) {
     const int lane = (int)lane_id();
-    return shfl(v, shfl_src(lane, lane - (int)d, width), f, l);
+    return shfl(v, shfl_src(lane, lane - (int)d, width), mask, f, l);
 }
-template <typename T> T andrea_shfl_xor(T v, int m, const char *f, int l, int width = 32) {
+template <typename T> T andrea_shfl_xor(T v, int m, unsigned mask, const char *f, int l, int width = 32) {
     const int lane = (int)lane_id();
-    return shfl(v, shfl_src(lane, lane ^ m, width), f, l);
+    return shfl(v, shfl_src(lane, lane ^ m, width), mask, f, l);
 }
 }  // namespace __andrea_exec
 // sm_70 / sm_80 warp functions: every live lane's value at once.
 namespace __andrea_exec {
-unsigned warp_gather(unsigned long long value, unsigned long long *all, const char *file, int line);
+unsigned warp_gather(unsigned long long value, unsigned long long *all, unsigned mask,
+                     int reduce, const char *file, int line);
 template <typename T> static unsigned long long bits_of(T v) {
     static_assert(sizeof(T) <= 8, "__match_*_sync: values of at most 8 bytes");
     unsigned long long b = 0; __builtin_memcpy(&b, &v, sizeof(T)); return b;
 }
-template <typename T> static unsigned match_any(T v, const char *f, int l) {
-    unsigned long long all[32]; const unsigned live = warp_gather(bits_of(v), all, f, l);
+template <typename T> static unsigned match_any(T v, unsigned mask, const char *f, int l) {
+    unsigned long long all[32]; const unsigned live = warp_gather(bits_of(v), all, mask, 0, f, l);
     const unsigned long long me = bits_of(v); unsigned m = 0;
     for (unsigned i = 0; i < 32; ++i) if ((live >> i & 1u) && all[i] == me) m |= 1u << i;
     return m;
 }
-template <typename T> static unsigned match_all(T v, int *pred, const char *f, int l) {
-    unsigned long long all[32]; const unsigned live = warp_gather(bits_of(v), all, f, l);
+template <typename T> static unsigned match_all(T v, int *pred, unsigned mask, const char *f, int l) {
+    unsigned long long all[32]; const unsigned live = warp_gather(bits_of(v), all, mask, 0, f, l);
     const unsigned long long me = bits_of(v);
     for (unsigned i = 0; i < 32; ++i) if ((live >> i & 1u) && all[i] != me) { *pred = 0; return 0; }
     *pred = 1; return live;
 }
-template <typename T> static T warp_reduce(T v, int op, const char *f, int l) {
-    unsigned long long all[32]; const unsigned live = warp_gather((unsigned long long)(long long)v, all, f, l);
+template <typename T> static T warp_reduce(T v, int op, unsigned mask, const char *f, int l) {
+    unsigned long long all[32]; const unsigned live = warp_gather((unsigned long long)(long long)v, all, mask, 1, f, l);
     T r = v; bool first = true;
     for (unsigned i = 0; i < 32; ++i) {
         if (!(live >> i & 1u)) continue;
@@ -366,14 +377,14 @@ template <typename T> static T warp_reduce(T v, int op, const char *f, int l) {
 }
 int barrier_reduce(int pred, int op, const char *file, int line);  // __syncthreads_count/and/or
 }  // namespace __andrea_exec
-#define __match_any_sync(mask, v) ::__andrea_exec::match_any((v), __FILE__, __LINE__)
-#define __match_all_sync(mask, v, pred) ::__andrea_exec::match_all((v), (pred), __FILE__, __LINE__)
-#define __reduce_add_sync(mask, v) ::__andrea_exec::warp_reduce((v), 0, __FILE__, __LINE__)
-#define __reduce_min_sync(mask, v) ::__andrea_exec::warp_reduce((v), 1, __FILE__, __LINE__)
-#define __reduce_max_sync(mask, v) ::__andrea_exec::warp_reduce((v), 2, __FILE__, __LINE__)
-#define __reduce_and_sync(mask, v) ::__andrea_exec::warp_reduce((unsigned)(v), 3, __FILE__, __LINE__)
-#define __reduce_or_sync(mask, v) ::__andrea_exec::warp_reduce((unsigned)(v), 4, __FILE__, __LINE__)
-#define __reduce_xor_sync(mask, v) ::__andrea_exec::warp_reduce((unsigned)(v), 5, __FILE__, __LINE__)
+#define __match_any_sync(mask, v) ::__andrea_exec::match_any((v), (mask), __FILE__, __LINE__)
+#define __match_all_sync(mask, v, pred) ::__andrea_exec::match_all((v), (pred), (mask), __FILE__, __LINE__)
+#define __reduce_add_sync(mask, v) ::__andrea_exec::warp_reduce((v), 0, (mask), __FILE__, __LINE__)
+#define __reduce_min_sync(mask, v) ::__andrea_exec::warp_reduce((v), 1, (mask), __FILE__, __LINE__)
+#define __reduce_max_sync(mask, v) ::__andrea_exec::warp_reduce((v), 2, (mask), __FILE__, __LINE__)
+#define __reduce_and_sync(mask, v) ::__andrea_exec::warp_reduce((unsigned)(v), 3, (mask), __FILE__, __LINE__)
+#define __reduce_or_sync(mask, v) ::__andrea_exec::warp_reduce((unsigned)(v), 4, (mask), __FILE__, __LINE__)
+#define __reduce_xor_sync(mask, v) ::__andrea_exec::warp_reduce((unsigned)(v), 5, (mask), __FILE__, __LINE__)
 #define __syncthreads_count(pred) ::__andrea_exec::barrier_reduce(!!(pred), 0, __FILE__, __LINE__)
 #define __syncthreads_and(pred) ::__andrea_exec::barrier_reduce(!!(pred), 1, __FILE__, __LINE__)
 #define __syncthreads_or(pred) ::__andrea_exec::barrier_reduce(!!(pred), 2, __FILE__, __LINE__)

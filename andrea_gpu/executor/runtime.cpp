@@ -54,6 +54,12 @@ enum Status { OK = 0, FAULT = 1, DIVERGENT_BARRIER = 2, EXIT_AT_BARRIER = 3, TRA
               BAD_LAUNCH = 5, RACE = 6, UNINIT_SHARED = 7, TOO_MUCH_WORK = 8 };
 enum Order { FORWARD = 0, REVERSE = 1, SHUFFLE = 2 };
 enum FiberState { READY = 0, AT_BARRIER = 1, DONE = 2, AT_WARP = 3 };
+// What a lane waits at (AT_WARP): lanes of one group must wait at the same kind (PTX: the same
+// instruction with the same qualifiers and mask), __activemask() waits for no one.
+enum WarpKind { W_SYNC = 0, W_ACTIVE = 1, W_SHFL = 2, W_VOTE = 3, W_MATCH = 4, W_REDUCE = 5 };
+static const char *const kWarpKindName[] = {"__syncwarp", "__activemask", "__shfl_*_sync",
+                                            "__ballot/__any/__all_sync",
+                                            "__match_*_sync", "__reduce_*_sync"};
 static const unsigned kWarp = 32;
 
 // ----------------------------------------------------------------------------- context switch
@@ -114,8 +120,13 @@ struct Fiber {
     unsigned epoch;          // barriers this thread has passed in the current block
     unsigned wepoch;         // warp-level synchronisations (and barriers) passed
     unsigned long long xchg[2];  // this lane's values in warp exchanges (__shfl_*, __ballot_*),
-    unsigned xseq[2];            // alternately: exchange k uses slot k % 2, stamped k + 1
-    unsigned xk;                 // exchanges this lane has entered
+    unsigned xrel[2];            // alternately (exchange k uses slot k % 2), each stamped with
+    unsigned xk;                 // the release that took it (0: none yet); exchanges entered
+    int xpend;                   // the slot this lane published for its wait, -1: none
+    unsigned wmask;              // the mask of the primitive it waits at (lanes of its warp)
+    unsigned rel;                // the release that let it go last (its group's values)
+    unsigned amask;              // __activemask(): the lanes waiting at the same call with it
+    int wkind;                   // what it waits at: a W_* below
     int bred[2];                 // __syncthreads_count/and/or: this thread's predicate, by epoch % 2
     // Fences (__threadfence, __threadfence_block) this thread has passed in the current block,
     // and where its last one of each scope was (epoch, wepoch, fences passed after it; fseq 0:
@@ -181,6 +192,7 @@ struct Launch {
     std::vector<Range> ranges;
     Range *last = nullptr;      // the range of the previous access (most accesses repeat it)
     uint32_t blk = 0, thr = 0, epoch = 0, wepoch = 0, fseq = 0;
+    unsigned wrel = 0;          // warp-level releases so far (each group's id, see release_warps)
     bool track = false;
 };
 
@@ -756,39 +768,116 @@ static void check_barrier_round() {
     }
 }
 
-// Warps whose live lanes all wait at a warp-level primitive go on; true if any did. A warp
-// with lanes waiting there while others wait at __syncthreads() can never go on: an error.
+// Warp-level primitives go on by groups: the lanes waiting at one whose mask names the same live
+// lanes (CUDA: every non-exited lane named in the mask executes a primitive with that mask), each
+// lane counted in its own group. Lanes at the same __activemask() call go on together, with
+// their lanes as its result. True if any lane went on. A lane waiting for a lane that waits at
+// __syncthreads(), or for lanes that wait with another mask while nothing else of the warp can
+// move, can never go on: an error. A group's lanes leave with one warp-synchronisation count,
+// larger than any of theirs (equal counts mean "not ordered": lanes outside the group keep
+// theirs, so the race checker never orders what the group did not).
 static bool release_warps() {
     unsigned n = (unsigned)g->fibers.size();
     bool released = false;
     for (unsigned w = 0; w < n; w += kWarp) {
         unsigned end = w + kWarp < n ? w + kWarp : n;
-        int waiting = -1, other = -1;
+        unsigned live = 0, waiting = 0;
         for (unsigned i = w; i < end; ++i) {
             FiberState st = g->fibers[i].state;
-            if (st == AT_WARP) { if (waiting < 0) waiting = (int)i; }
-            else if (st != DONE && other < 0) other = (int)i;
+            if (st != DONE) live |= 1u << (i - w);
+            if (st == AT_WARP) waiting |= 1u << (i - w);
         }
-        if (waiting < 0) continue;
-        if (other >= 0) {
-            Fiber &a = g->fibers[waiting], &b = g->fibers[other];
-            threadIdx = b.tid;
+        if (!waiting) continue;
+        bool moved = false;
+        // __activemask(): one group per call site
+        for (unsigned i = w; i < end; ++i) {
+            Fiber &f = g->fibers[i];
+            if (f.state != AT_WARP || f.wkind != W_ACTIVE) continue;
+            unsigned group = 0;
+            for (unsigned j = i; j < end; ++j) {
+                const Fiber &o = g->fibers[j];
+                if (o.state == AT_WARP && o.wkind == W_ACTIVE && o.bar_line == f.bar_line &&
+                    o.bar_file == f.bar_file)
+                    group |= 1u << (j - w);
+            }
+            for (unsigned j = i; j < end; ++j)
+                if (group >> (j - w) & 1u) {
+                    g->fibers[j].amask = group;
+                    g->fibers[j].state = READY;
+                }
+            moved = true;
+        }
+        int stuck = -1, blocker = -1, clash = -1;
+        for (unsigned i = w; i < end; ++i) {
+            Fiber &f = g->fibers[i];
+            if (f.state != AT_WARP || f.wkind == W_ACTIVE) continue;
+            const unsigned group = (f.wmask & live) | 1u << (i - w);
+            bool ok = true;
+            unsigned top = 0;
+            for (unsigned j = w; j < end && ok; ++j) {
+                if (!(group >> (j - w) & 1u)) continue;
+                const Fiber &o = g->fibers[j];
+                if (o.state == AT_WARP && o.wkind != W_ACTIVE && o.wkind != f.wkind &&
+                    ((o.wmask & live) | 1u << (j - w)) == group) {
+                    ok = false;  // the same lanes, at primitives of different kinds
+                    if (clash < 0) { clash = (int)i; blocker = (int)j; }
+                } else if (o.state != AT_WARP || o.wkind == W_ACTIVE ||
+                           ((o.wmask & live) | 1u << (j - w)) != group) {
+                    ok = false;
+                    if (clash < 0 && (stuck < 0 || (o.state == AT_BARRIER &&
+                                                    g->fibers[blocker].state != AT_BARRIER))) {
+                        stuck = (int)i; blocker = (int)j;
+                    }
+                }
+                top = o.wepoch > top ? o.wepoch : top;
+            }
+            if (!ok) continue;
+            const unsigned r = ++g->wrel;
+            for (unsigned j = w; j < end; ++j) {
+                if (!(group >> (j - w) & 1u)) continue;
+                Fiber &o = g->fibers[j];
+                if (o.xpend >= 0) o.xrel[o.xpend] = r;
+                o.xpend = -1;
+                o.rel = r;
+                o.wepoch = top + 1;
+                o.state = READY;
+            }
+            moved = true;
+        }
+        if (moved) { released = true; continue; }
+        Fiber &a = g->fibers[clash >= 0 ? clash : stuck], &b = g->fibers[blocker];
+        threadIdx = b.tid;
+        if (clash >= 0)
+            std::snprintf(g_msg, sizeof g_msg,
+                          "lanes named in one mask (0x%08x) wait at different warp-level "
+                          "primitives: thread (%u,%u,%u) at %s (%s:%d), thread (%u,%u,%u) at %s "
+                          "(%s:%d); every lane a mask names must execute the same primitive "
+                          "with that mask",
+                          a.wmask, a.tid.x, a.tid.y, a.tid.z, kWarpKindName[a.wkind],
+                          a.bar_file, a.bar_line, b.tid.x, b.tid.y, b.tid.z,
+                          kWarpKindName[b.wkind], b.bar_file ? b.bar_file : "?", b.bar_line);
+        else if (b.state == AT_WARP)
+            std::snprintf(g_msg, sizeof g_msg,
+                          "warp-level primitive at %s:%d is not reached by every lane its mask "
+                          "(0x%08x) names: thread (%u,%u,%u) waits there but thread (%u,%u,%u) "
+                          "waits at %s:%d",
+                          a.bar_file, a.bar_line, a.wmask, a.tid.x, a.tid.y, a.tid.z, b.tid.x,
+                          b.tid.y, b.tid.z, b.bar_file ? b.bar_file : "?", b.bar_line);
+        else
             std::snprintf(g_msg, sizeof g_msg,
                           "warp-level primitive at %s:%d is not reached by every live lane of the "
                           "warp: thread (%u,%u,%u) waits there but thread (%u,%u,%u) waits at "
                           "%s:%d", a.bar_file, a.bar_line, a.tid.x, a.tid.y, a.tid.z, b.tid.x,
                           b.tid.y, b.tid.z, b.bar_file ? b.bar_file : "?", b.bar_line);
-            fail(DIVERGENT_BARRIER);
-        }
-        for (unsigned i = w; i < end; ++i)
-            if (g->fibers[i].state == AT_WARP) { g->fibers[i].state = READY; ++g->fibers[i].wepoch; }
-        released = true;
+        fail(DIVERGENT_BARRIER);
     }
     return released;
 }
 
-void warp_sync(const char *file, int line) {
+static void warp_wait(const char *file, int line, unsigned mask, int kind) {
     Fiber &f = g->fibers[g->current];
+    f.wmask = mask;
+    f.wkind = kind;
     if (g->direct) {
         std::snprintf(g_msg, sizeof g_msg, "warp-level primitive at %s:%d in a block whose "
                       "first thread never reached one", file, line);
@@ -802,44 +891,67 @@ void warp_sync(const char *file, int line) {
     __asm__ __volatile__("" ::: "memory");
 }
 
+void warp_sync(const char *file, int line, unsigned mask) { warp_wait(file, line, mask, W_SYNC); }
+
+// __activemask(): the lanes of the warp that are at this same call together (the lanes a GPU
+// runs converged there); it waits for no one and orders nothing.
+unsigned active_mask(const char *file, int line) {
+    warp_wait(file, line, 0u, W_ACTIVE);
+    return g->fibers[g->current].amask;
+}
+
+static unsigned long long publish(unsigned long long value) {
+    Fiber &f = g->fibers[g->current];
+    unsigned slot = f.xk++ % 2;
+    f.xchg[slot] = value;
+    f.xrel[slot] = 0;
+    f.xpend = (int)slot;
+    return value;
+}
+
+// The value lane `o` published for the release that let the current lane go; false if none.
+static inline bool published(const Fiber &o, unsigned long long *value) {
+    const unsigned r = g->fibers[g->current].rel;
+    for (int s = 0; s < 2; ++s)
+        if (r && o.xrel[s] == r) { *value = o.xchg[s]; return true; }
+    return false;
+}
+
 // One warp-wide exchange: every live lane publishes `value`, then reads lane `src` of its warp
 // (its own value when src is not a live lane). Exchanges alternate between two slots, so one
 // synchronisation each suffices: a lane can only overwrite slot k % 2 again in exchange k + 2,
 // after every lane has passed exchange k + 1, hence finished reading exchange k.
-unsigned long long warp_exchange(unsigned long long value, int src, const char *file, int line) {
+unsigned long long warp_exchange(unsigned long long value, int src, unsigned mask,
+                                 const char *file, int line) {
     int me = g->current;
     unsigned base = (unsigned)me / kWarp * kWarp;
-    unsigned k = g->fibers[me].xk++, slot = k % 2;
-    g->fibers[me].xchg[slot] = value;
-    g->fibers[me].xseq[slot] = k + 1;
-    warp_sync(file, line);
+    publish(value);
+    warp_wait(file, line, mask, W_SHFL);
     unsigned from = base + (unsigned)src;
-    if (src >= 0 && src < (int)kWarp && from < g->fibers.size() &&
-        g->fibers[from].xseq[slot] == k + 1)
-        return g->fibers[from].xchg[slot];
+    unsigned long long v;
+    if (src >= 0 && src < (int)kWarp && from < g->fibers.size() && published(g->fibers[from], &v))
+        return v;
     return value;
 }
 
 // __ballot_sync: bit i set when live lane i of the warp passed a non-zero predicate.
-unsigned warp_ballot(int pred, const char *file, int line) {
+unsigned warp_ballot(int pred, unsigned mask, const char *file, int line) {
     int me = g->current;
     unsigned base = (unsigned)me / kWarp * kWarp;
-    unsigned k = g->fibers[me].xk++, slot = k % 2;
-    g->fibers[me].xchg[slot] = pred != 0;
-    g->fibers[me].xseq[slot] = k + 1;
-    warp_sync(file, line);
+    publish(pred != 0);
+    warp_wait(file, line, mask, W_VOTE);
     unsigned bits = 0;
-    for (unsigned l = 0; l < kWarp && base + l < g->fibers.size(); ++l) {
-        const Fiber &o = g->fibers[base + l];
-        if (o.xseq[slot] == k + 1 && o.xchg[slot]) bits |= 1u << l;
-    }
+    unsigned long long v;
+    for (unsigned l = 0; l < kWarp && base + l < g->fibers.size(); ++l)
+        if (published(g->fibers[base + l], &v) && v) bits |= 1u << l;
     return bits;
 }
 
 static void run_block(std::vector<unsigned> &order) {
     unsigned n = (unsigned)g->fibers.size();
     for (auto &f : g->fibers) {
-        f.state = READY; f.epoch = 0; f.wepoch = 0; f.xk = 0; f.xseq[0] = f.xseq[1] = 0;
+        f.state = READY; f.epoch = 0; f.wepoch = 0; f.xk = 0; f.xrel[0] = f.xrel[1] = 0;
+        f.xpend = -1; f.wmask = 0; f.rel = 0; f.amask = 0; f.wkind = 0;
         f.bar_file = nullptr; f.bar_line = 0;
         f.fseq = f.dev_fseq = f.any_fseq = 0;
         f.dev_epoch = f.dev_wepoch = f.any_epoch = f.any_wepoch = 0;
@@ -879,8 +991,10 @@ static void run_block(std::vector<unsigned> &order) {
         }
         check_barrier_round();
         bool any = false;
+        unsigned top = 0;  // lanes that synchronised in smaller groups have larger counts
+        for (auto &f : g->fibers) top = f.wepoch > top ? f.wepoch : top;
         for (auto &f : g->fibers)
-            if (f.state == AT_BARRIER) { f.state = READY; ++f.epoch; ++f.wepoch; any = true; }
+            if (f.state == AT_BARRIER) { f.state = READY; ++f.epoch; f.wepoch = top + 1; any = true; }
         if (!any) return;  // every thread finished
         if (thread_order == SHUFFLE) make_order(order, n, thread_order);
         run_round(-1);
@@ -931,19 +1045,16 @@ int barrier_reduce(int pred, int op, const char *file, int line) {
 }
 
 // Every live lane's value (all[lane]) and the mask of live lanes: __match_*_sync, __reduce_*_sync.
-unsigned warp_gather(unsigned long long value, unsigned long long *all, const char *file, int line) {
+unsigned warp_gather(unsigned long long value, unsigned long long *all, unsigned mask,
+                     int reduce, const char *file, int line) {
     int me = g->current;
     unsigned base = (unsigned)me / kWarp * kWarp;
-    unsigned k = g->fibers[me].xk++, slot = k % 2;
-    g->fibers[me].xchg[slot] = value;
-    g->fibers[me].xseq[slot] = k + 1;
-    warp_sync(file, line);
+    publish(value);
+    warp_wait(file, line, mask, reduce ? W_REDUCE : W_MATCH);
     unsigned live = 0;
     for (unsigned l = 0; l < kWarp; ++l) {
         all[l] = 0;
-        if (base + l >= g->fibers.size()) continue;
-        const Fiber &o = g->fibers[base + l];
-        if (o.xseq[slot] == k + 1) { all[l] = o.xchg[slot]; live |= 1u << l; }
+        if (base + l < g->fibers.size() && published(g->fibers[base + l], &all[l])) live |= 1u << l;
     }
     return live;
 }

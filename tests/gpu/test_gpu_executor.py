@@ -355,3 +355,98 @@ def test_production_qualifiers_build_and_run():
     x, y = np.arange(20, dtype=np.float32), np.zeros(20, dtype=np.float32)
     Module(QUALIFIERS, "quals.cu").get_function("quals")((1,), (32,), (x, y, np.int32(20)))
     np.testing.assert_array_equal(y, 2 * x[::-1])
+
+
+# ------------------------------------------------------------ warp primitives and their masks
+WARP_MASKS = r"""
+// Warp-aggregated atomics in a divergent branch: the lanes there merge with __activemask().
+extern "C" __global__ void aggregated(const int* v, int* first_bad, int* count, int* lanes, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && v[i] < 0) {
+        const unsigned active = __activemask();
+        const int least = __reduce_min_sync(active, i);
+        const unsigned bad = __ballot_sync(active, 1);
+        const int leader = __ffs(active) - 1;
+        if ((int)(threadIdx.x % 32) == leader) {
+            atomicMin(first_bad, least);
+            atomicAdd(count, __popc(bad));
+        }
+        lanes[i] = __shfl_sync(active, (int)(threadIdx.x % 32), leader);
+    }
+    __syncwarp();
+    const unsigned peers = __match_any_sync(0xffffffffu, i < n ? v[i] : 0);
+    if (i < n) atomicAdd(&lanes[n], __popc(peers) == 32);
+}
+// A full mask in a branch half the warp skips, those lanes waiting at __syncthreads().
+extern "C" __global__ void full_mask_in_branch(float* out) {
+    float x = threadIdx.x;
+    if (threadIdx.x % 32 < 16) x = __shfl_down_sync(0xffffffffu, x, 1);
+    __syncthreads();
+    out[threadIdx.x] = x;
+}
+// The lanes each mask names wait with the other mask: neither can go on.
+extern "C" __global__ void mask_mismatch(float* out) {
+    float x = threadIdx.x;
+    if (threadIdx.x % 32 < 16) x = __shfl_xor_sync(0xffffffffu, x, 1);
+    else x = __shfl_xor_sync(0xffff00ffu, x, 1);
+    out[threadIdx.x] = x;
+}
+// One mask, two kinds of primitive: a reduction in a branch, a match outside it.
+extern "C" __global__ void kind_clash(const int* v, int* out) {
+    int r = 0;
+    if (v[threadIdx.x] < 0) r = __reduce_min_sync(0xffffffffu, (int)threadIdx.x);
+    out[threadIdx.x] = r + (int)__match_any_sync(0xffffffffu, v[threadIdx.x]);
+}
+"""
+
+
+def _line(text: str) -> int:
+    """The line of WARP_MASKS that holds `text`."""
+    return next(k for k, line in enumerate(WARP_MASKS.split("\n"), 1) if text in line)
+
+
+@pytest.fixture(scope="module")
+def warp_masks():
+    return Module(WARP_MASKS, "warp_masks.cu")
+
+
+def test_primitives_in_a_divergent_branch_see_the_lanes_of_their_mask(warp_masks):
+    n = 70
+    v = np.ones(n, dtype=np.int32)
+    bad = [3, 5, 40, 41, 69]
+    v[bad] = -1
+    first, count = np.full(1, 2**31 - 1, dtype=np.int32), np.zeros(1, dtype=np.int32)
+    lanes = np.full(n + 1, -7, dtype=np.int32)
+    lanes[n] = 0
+    warp_masks.get_function("aggregated")((2,), (64,), (v, first, count, lanes, np.int32(n)))
+    assert first[0] == 3 and count[0] == len(bad)
+    # each bad lane's leader is the lowest bad lane of its warp (3, 8 = 40 % 32, 5 = 69 % 64)
+    assert lanes[bad].tolist() == [3, 3, 8, 8, 5]
+    # after the branch the whole warp matches again: warps 0 and 1 (ids all 1 but two lanes),
+    # warp 2 (lanes 64-69 live, 70-95 compare 0): no warp has 32 equal values
+    assert lanes[n] == 0
+
+
+def test_a_full_mask_in_a_branch_skipped_by_half_the_warp_is_reported(warp_masks):
+    line = _line("x = __shfl_down_sync(0xffffffffu, x, 1)")
+    with pytest.raises(KernelError, match=rf"warp-level primitive at warp_masks\.cu:{line} is not "
+                                          rf"reached by every live lane of the warp: .* waits at "
+                                          rf"warp_masks\.cu:{line + 1}$"):
+        warp_masks.get_function("full_mask_in_branch")((1,), (32,), (np.zeros(32, np.float32),))
+
+
+def test_lanes_a_mask_names_waiting_with_another_mask_are_reported(warp_masks):
+    a, b = _line("x = __shfl_xor_sync(0xffffffffu"), _line("x = __shfl_xor_sync(0xffff00ffu")
+    with pytest.raises(KernelError, match=rf"warp-level primitive at warp_masks\.cu:({a}|{b}) is "
+                                          rf"not reached by every lane its mask \(0x[0f]{{8}}\) "
+                                          rf"names: .* waits at warp_masks\.cu:({a}|{b})$"):
+        warp_masks.get_function("mask_mismatch")((1,), (32,), (np.zeros(32, np.float32),))
+
+
+def test_one_mask_at_two_kinds_of_primitive_is_reported(warp_masks):
+    v = np.ones(32, dtype=np.int32)
+    v[4] = -1
+    with pytest.raises(KernelError, match=r"lanes named in one mask \(0xffffffff\) wait at "
+                                          r"different warp-level primitives: .*__reduce_\*_sync .*"
+                                          r"__match_\*_sync|__match_\*_sync .*__reduce_\*_sync"):
+        warp_masks.get_function("kind_clash")((1,), (32,), (v, np.zeros(32, np.int32)))

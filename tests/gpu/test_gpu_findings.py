@@ -60,7 +60,8 @@ def _runtime_formats() -> list[str]:
 
 
 def _fill(fmt: str) -> str:
-    return (fmt.replace("%llu", "7").replace("%u", "3").replace("%d", "12")
+    return (fmt.replace("%llu", "7").replace("%08x", "0000ffff").replace("%u", "3")
+            .replace("%d", "12")
             .replace("%s", "k.cu").replace("%p", "0x10"))
 
 

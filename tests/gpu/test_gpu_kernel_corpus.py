@@ -178,6 +178,10 @@ BUGS = {
         r"\(\d+,0,0\): a null pointer was dereferenced \(the kernel uses extern __shared__ "
         r"memory, but the launch gives it none: use a fixed-size __shared__ array\) at "
         r"bug_dynamic_shared_unsized\.cu:50"),
+    "bug_match_any_plain_add.cu": (
+        "token_gradient_scatter_add", "BWD-TOK-01",
+        r"RaceError: kernel andrea_embed_backward_token: data race on argument 2 \(grad_token\), "
+        r"element \d+ at lines? bug_match_any_plain_add\.cu:74"),
     "bug_bad_not_smallest.cu": (
         "out_of_range_ids", "EMB-ERR-01",
         r"lookup\(\) raised KernelContractError\('andrea_lookup \(grid \d+, block \d+\) set "
