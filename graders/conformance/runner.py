@@ -16,6 +16,7 @@ import hashlib
 import importlib
 import importlib.util
 import os
+import posixpath
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -248,7 +249,7 @@ def _load_submission(sub: Submission, target, submission_rules: bool):
     if written:     # the modules its %%writefile cells write, from the notebook (not the disk)
         install_written_modules(path.parent, written)
     try:
-        return _exec_source(source, path)
+        return _exec_source(source, path, _working_copy(sub) if submission_rules else None)
     except ImplementationLoadError:
         raise
     except (Exception, SyntaxError) as exc:  # noqa: BLE001 - reported as the grader does
@@ -400,7 +401,38 @@ def in_folder(folder: str | None):
                 pass
 
 
-def _exec_source(source: Source, path: Path):
+_WORKING_COPIES: list = []
+
+
+def _working_copy(sub: Submission) -> str | None:
+    """A folder holding what was read as the submission (its files, as the grader's worker's
+    writable copy holds them), where its code runs (andrea-conform): a file checked alone
+    reads no data file that lies beside it but is not handed in with it (the kit read
+    scale.txt beside hw.py and conformed; the grader, given hw.py, has no scale.txt: 0/100),
+    and what it writes goes there. Removed when the process ends. None where it cannot be made
+    (the code then runs in its entry's folder)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    entry_dir = posixpath.dirname(sub.entry or "")
+    try:
+        root = tempfile.mkdtemp(prefix="andrea-conform-")
+        for rel, data in sub.files.items():
+            target = os.path.join(root, *rel.split("/"))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as f:
+                f.write(data)
+    except (OSError, ValueError):
+        return None
+    if not _WORKING_COPIES:
+        atexit.register(lambda: [shutil.rmtree(d, ignore_errors=True) for d in _WORKING_COPIES])
+    _WORKING_COPIES.append(root)
+    work = os.path.join(root, *entry_dir.split("/")) if entry_dir else root
+    return work if os.path.isdir(work) else root
+
+
+def _exec_source(source: Source, path: Path, work: str | None = None):
     # (a file name that is not UTF-8 is bytes as os.fsencode gives them, and printable text)
     digest = hashlib.sha1(os.fsencode(path.resolve())).hexdigest()[:8]
     name = f"andrea_impl_{printable_name(path.stem)}_{digest}"
@@ -409,6 +441,7 @@ def _exec_source(source: Source, path: Path):
     folder = str(path.resolve().parent)
     if folder not in sys.path:
         sys.path.insert(0, folder)
+    folder = work or folder      # where it runs: a copy of what was handed in (andrea-conform)
     if not source.notebook:
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)

@@ -302,7 +302,7 @@ def kit_choice(monkeypatch):
     import itself, the kernel build and the import rule are stood in for."""
     seen: list = []
     monkeypatch.setattr(runner, "_exec_source",
-                        lambda source, p: seen.append(p) or types.ModuleType("chosen"))
+                        lambda source, p, work=None: seen.append(p) or types.ModuleType("chosen"))
     monkeypatch.setattr(runner, "_load_kernel",
                         lambda p, target: seen.append(p) or types.SimpleNamespace())
     monkeypatch.setattr(runner, "install_import_rule", lambda folder, own=None: None)

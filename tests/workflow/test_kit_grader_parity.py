@@ -175,6 +175,8 @@ def _make(name: str, folder: Path) -> Path:
         return _writefile(folder, name.rsplit("_", 1)[1])
     if name == "helper_beside_file":
         return _helper_beside_file(folder)
+    if name == "reads_beside_file":     # checked as the file alone: scale.txt is not handed in
+        return _reads_beside(folder, "module") / "hw.py"
     if name.startswith("reads_beside_"):
         return _reads_beside(folder, name.rsplit("_", 1)[1])
     if name == "package":          # a package handed in: its modules import each other
@@ -227,7 +229,7 @@ EXPECTED = {   # the verdict both must give (None: cannot be imported)
     "reads_beside_notebook": "passed", "reads_beside_module": "passed",
     "honest_files": "passed", "notebook_in_subfolder": "passed",
     "writefile_file": "passed", "writefile_stale": "passed", "writefile_folder": "passed",
-    "helper_beside_file": None,
+    "helper_beside_file": None, "reads_beside_file": None,
     "imports_in_a_call": {"lookup_selects_row": ("failed", "raised", None),
                           "lookup_shape_and_dtype": ("failed", "raised", None),
                           "dot_product": ("passed", None, None)},
