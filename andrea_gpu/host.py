@@ -615,6 +615,43 @@ def _probe_ids(rows: int) -> tuple[np.ndarray, int]:
     return ids, 3
 
 
+def _wrap_probe(rows: int, d: int) -> np.ndarray | None:
+    """Good ids with one bad id whose row offset id * d overflows a 32-bit int and wraps to an
+    offset inside the table (ceil(2^32 / d): id * d - 2^32 < d), at index 1; None where no such
+    id exists (d < 3, or it would be a good id). A kernel that range-checks the offset it
+    computed in int (`int off = id * d_model; if (off < 0 || off >= num_rows * d_model)`) takes
+    it for row 0: that is the place an int32 offset matters at the contract's sizes."""
+    wrap = -(-(1 << 32) // d) if d >= 3 else 0
+    if not rows <= wrap <= INT32_MAX:
+        return None
+    ids = np.arange(8, dtype=np.int64) % rows
+    ids[1] = wrap
+    return ids
+
+
+def _wrap_note(ids: np.ndarray, d: int) -> Said:
+    """What the _wrap_probe ids are, told with a finding they caused."""
+    bad_id = int(ids.reshape(-1)[1])
+    offset = bad_id * d
+    return Said(F.MSG_PROBE_WRAP, bad_id=bad_id, d=d, offset=offset,
+                wrapped=(offset + (1 << 31)) % (1 << 32) - (1 << 31),
+                ids=str(ids.reshape(-1).tolist()))
+
+
+def _wrap_probed(run, ids: np.ndarray, d: int) -> None:
+    """Run the _wrap_probe launches; an executor finding they cause (the wrapped offset read out
+    of bounds: a small table) is told with what the probe was."""
+    try:
+        run()
+    except KernelContractError:
+        raise   # _device_bad's own sentences tell the probe already
+    except F.FindingError as exc:
+        if exc.said is None:
+            raise
+        raise type(exc)(Said(F.MSG_FINDING_PROBE, finding=exc.said, probe=_wrap_note(ids, d),
+                             kernel=exc.said.fields.get("kernel", ""))) from None
+
+
 def _flat_where(shape, flat: int) -> str:
     return str([int(i) for i in np.unravel_index(flat, shape)]) if shape else "[]"
 
@@ -705,7 +742,7 @@ class KernelHost:
         return self._dev(flat.astype(np.int32))
 
     def _device_bad(self, bad, first: int | None, kernel: str, shape, flat: np.ndarray,
-                    where_shape, grid_block, probe: bool = False) -> None:
+                    where_shape, grid_block, probe: bool = False, wrap: int = 0) -> None:
         """*bad after a launch must be INT_MAX (no bad id) or the first bad flat index."""
         label = "probe_ids" if probe else "token_ids"
         got = int(self._host(bad)[0])
@@ -718,6 +755,8 @@ class KernelHost:
         bad_id = int(flat[first])
         where = f"{label}{_flat_where(where_shape, first)}"
         probe_ids = Said(F.MSG_PROBE_IDS, ids=str(flat.tolist())) if probe else ""
+        if probe and wrap:
+            probe_ids = _wrap_note(flat, wrap)
         if got == INT32_MAX:
             raise KernelContractError(Said(F.MSG_BAD_NOT_REPORTED, where=where, bad_id=bad_id,
                                            probe=probe_ids, **launch))
@@ -743,6 +782,10 @@ class KernelHost:
             if table.dtype == np.float32 and d:
                 self._lookup_bad(table, np.asarray(token_ids))
                 self._lookup_bad(table, _probe_ids(rows)[0], probe=True)
+                wrapping = _wrap_probe(rows, d)
+                if wrapping is not None:
+                    _wrap_probed(lambda: self._lookup_bad(table, wrapping, probe=True, wrap=d),
+                                 wrapping, d)
             raise exc from None
         out_shape = ids.shape + (d,)
         if ids.size == 0 or d == 0:
@@ -766,14 +809,15 @@ class KernelHost:
                            self._int32("the number of table rows", rows), bad), shape, n * d)
         return out, bad, gb
 
-    def _lookup_bad(self, table, ids, probe=False):
+    def _lookup_bad(self, table, ids, probe=False, wrap=0):
         rows = table.shape[0]
         flat = ids.reshape(-1).astype(np.int64)
         mask = self._bad_rows(flat, rows)
         first = int(np.flatnonzero(mask)[0])
         for shape in self.contract.test_shapes:
             out, bad, gb = self._lookup_launch(table, ids, shape)
-            self._device_bad(bad, first, "andrea_lookup", shape, flat, ids.shape, gb, probe)
+            self._device_bad(bad, first, "andrea_lookup", shape, flat, ids.shape, gb, probe,
+                             wrap)
             got = self._host(out)
             good = np.flatnonzero(~mask)
             want = table[flat[good]]
@@ -816,6 +860,12 @@ class KernelHost:
                 probe = _probe_ids(rows)[0]
                 self._embed_bad(probe[None, :], token_table,
                                 np.resize(position_table, (probe.size, d)), probe=True)
+                wrapping = _wrap_probe(rows, d)
+                if wrapping is not None:
+                    _wrap_probed(lambda: self._embed_bad(
+                        wrapping[None, :], token_table,
+                        np.resize(position_table, (wrapping.size, d)), probe=True, wrap=d),
+                        wrapping, d)
             raise exc from None
         t = v.sequence(ids, position_table.shape[0])
         out_shape = ids.shape + (d,)
@@ -842,7 +892,7 @@ class KernelHost:
                           n * d)
         return out, bad, gb
 
-    def _embed_bad(self, ids, tok, pos, probe=False):
+    def _embed_bad(self, ids, tok, pos, probe=False, wrap=0):
         rows, d = tok.shape
         t = ids.shape[-1]
         flat = ids.reshape(-1).astype(np.int64)
@@ -853,7 +903,7 @@ class KernelHost:
         for shape in self.contract.test_shapes:
             out, bad, gb = self._embed_launch(ids, tok, pos[:t], t, shape)
             self._device_bad(bad, first, "andrea_embed_forward", shape, flat, ids.shape, gb,
-                             probe)
+                             probe, wrap)
             self._good_rows("andrea_embed_forward", gb, self._host(out)[good], want, good,
                             ids.shape, exact=True)
 
@@ -935,8 +985,13 @@ class KernelHost:
         rng = np.random.default_rng(0)
         self._backward_bad(probe, rng.standard_normal((probe.size, d)).astype(np.float32), vocab,
                            probe=True)
+        wrapping = _wrap_probe(vocab, d)
+        if wrapping is not None:
+            g = rng.standard_normal((wrapping.size, d)).astype(np.float32)
+            _wrap_probed(lambda: self._backward_bad(wrapping, g, vocab, probe=True, wrap=d),
+                         wrapping, d)
 
-    def _backward_bad(self, ids, g, vocab, probe=False):
+    def _backward_bad(self, ids, g, vocab, probe=False, wrap=0):
         flat = ids.reshape(-1).astype(np.int64)
         mask = self._bad_rows(flat, vocab)
         first = int(np.flatnonzero(mask)[0])
@@ -946,7 +1001,7 @@ class KernelHost:
         for shape in self.contract.test_shapes:
             gt, bad, gb = self._token_launch(ids, g, vocab, shape)
             self._device_bad(bad, first, "andrea_embed_backward_token", shape, flat, ids.shape,
-                             gb, probe)
+                             gb, probe, wrap)
             got = self._host(gt)
             if not np.allclose(got, want, rtol=1e-5, atol=1e-5):
                 row = int(np.flatnonzero(~np.all(np.isclose(got, want, rtol=1e-5, atol=1e-5),

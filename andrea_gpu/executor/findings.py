@@ -33,6 +33,11 @@ MSG_RACE = ("kernel {kernel}: data race on {what} at {lines}: {first} and {secon
             "__syncthreads() or atomic between them (concurrent updates need "
             "atomicAdd/atomicMin..., shared memory needs a __syncthreads() between a write and "
             "another thread's read)")
+MSG_RACE_WARP = ("kernel {kernel}: data race on {what} at {lines}: {first} and {second}, with no "
+                 "__syncthreads() or atomic between them (they are lanes of one warp, and the "
+                 "lanes of a warp do not run in lock-step: a __syncwarp() between one lane's "
+                 "write and another's read orders them, as does passing the value with "
+                 "__shfl_*_sync; concurrent updates need atomicAdd/atomicMin...)")
 MSG_RACE_ATOMIC = ("kernel {kernel}: data race on {what} at {lines}: {first} and {second}, with "
                    "no __syncthreads() between them (a plain read or write of memory that another "
                    "thread updates with an atomic races with it: do the whole read-modify-write "
@@ -174,6 +179,13 @@ MSG_BAD_NOT_AN_INDEX = ("{kernel} (grid {grid}, block {block}) set *bad = {got},
                         "{first} ({where} = {bad_id}): record the index i of the id, not the id "
                         "itself, with atomicMin(bad, i){probe}")
 MSG_PROBE_IDS = " (probe_ids: good ids mixed with num_rows, -1 and INT_MAX: {ids})"
+#: A finding of the 32-bit offset probe, then what the probe was (its `kernel` field, unused by
+#: the sentence, names the finding's kernel as every finding's data does).
+MSG_FINDING_PROBE = "{finding}{probe}"
+MSG_PROBE_WRAP = (" (probe_ids: good ids and {bad_id}, whose row offset {bad_id} * d_model ({d}) = "
+                  "{offset} does not fit a 32-bit int: computed in int it wraps to {wrapped}, "
+                  "which passes a range check of the offset. Compare the id itself with "
+                  "num_rows, and compute offsets in 64 bits (size_t): {ids})")
 MSG_GOOD_ROWS_WRONG = ("{kernel} (grid {grid}, block {block}) got the rows of good ids wrong when "
                        "out-of-range ids are present (first at token_ids{where}): skip only the "
                        "bad rows")

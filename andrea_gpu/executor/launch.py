@@ -415,7 +415,10 @@ class Kernel:
         lines = (Said(F.MSG_ONE_LINE, line=line_now) if str(line_now) == str(line_other)
                  else Said(F.MSG_TWO_LINES, line=line_now, other=line_other))
         atomics = int((info[2] & 2) != 0) + int(info[6] >= 0 and (info[6] & 2) != 0)
-        raise RaceError(Said(F.MSG_RACE if not atomics else F.MSG_RACE_ATOMIC if atomics == 1
+        plain = F.MSG_RACE
+        if info[3] == info[7] and info[4] // 32 == info[8] // 32:  # two lanes of one warp
+            plain = F.MSG_RACE_WARP
+        raise RaceError(Said(plain if not atomics else F.MSG_RACE_ATOMIC if atomics == 1
                              else F.MSG_RACE_BLOCK_SCOPE, kernel=self.name, what=what,
                              lines=lines, first=who(*info[2:5]), second=who(*info[6:9])))
 

@@ -450,3 +450,37 @@ def test_one_mask_at_two_kinds_of_primitive_is_reported(warp_masks):
                                           r"different warp-level primitives: .*__reduce_\*_sync .*"
                                           r"__match_\*_sync|__match_\*_sync .*__reduce_\*_sync"):
         warp_masks.get_function("kind_clash")((1,), (32,), (v, np.zeros(32, np.int32)))
+
+
+CG_TILES = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+// Each tile of 8 lanes sums its values with shfl_down, counts its odd values with ballot.
+extern "C" __global__ void tile_sums(const float* x, float* sums, unsigned* odd) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<8> tile = cg::tiled_partition<8>(block);
+    float v = x[block.thread_rank()];
+    for (int o = 4; o > 0; o >>= 1) v += tile.shfl_down(v, o);
+    const unsigned bits = tile.ballot(((int)x[block.thread_rank()]) & 1);
+    tile.sync();
+    if (tile.thread_rank() == 0) {
+        sums[tile.meta_group_rank()] = v;
+        odd[tile.meta_group_rank()] = bits;
+    }
+}
+"""
+
+
+def test_cooperative_groups_tiles_smaller_than_a_warp():
+    from andrea_gpu.nvrtc import NvrtcUnavailable, compile_source
+    from andrea_gpu.host import nvrtc_headers
+    try:
+        res = compile_source(CG_TILES, "tiles.cu", headers=nvrtc_headers())
+        assert res.ok, res.log
+    except NvrtcUnavailable:
+        pass
+    x = np.arange(64, dtype=np.float32)
+    sums, odd = np.zeros(8, np.float32), np.zeros(8, np.uint32)
+    Module(CG_TILES, "tiles.cu").get_function("tile_sums")((1,), (64,), (x, sums, odd))
+    np.testing.assert_array_equal(sums, x.reshape(8, 8).sum(axis=1))
+    assert odd.tolist() == [0b10101010] * 8

@@ -182,6 +182,11 @@ BUGS = {
         "token_gradient_scatter_add", "BWD-TOK-01",
         r"RaceError: kernel andrea_embed_backward_token: data race on argument 2 \(grad_token\), "
         r"element \d+ at lines? bug_match_any_plain_add\.cu:74"),
+    "bug_int32_offset_check.cu": (
+        "out_of_range_ids", "EMB-ERR-01",
+        r"lookup\(\) raised (OutOfBoundsError|KernelContractError)\('.*andrea_lookup.*\(probe_ids: "
+        r"good ids and (\d+), whose row offset \2 \* d_model \(\d+\) = \d+ does not fit a "
+        r"32-bit int: computed in int it wraps to \d+, which passes a range check of the offset"),
     "bug_bad_not_smallest.cu": (
         "out_of_range_ids", "EMB-ERR-01",
         r"lookup\(\) raised KernelContractError\('andrea_lookup \(grid \d+, block \d+\) set "
