@@ -789,24 +789,6 @@ static bool release_warps() {
         }
         if (!waiting) continue;
         bool moved = false;
-        // __activemask(): one group per call site
-        for (unsigned i = w; i < end; ++i) {
-            Fiber &f = g->fibers[i];
-            if (f.state != AT_WARP || f.wkind != W_ACTIVE) continue;
-            unsigned group = 0;
-            for (unsigned j = i; j < end; ++j) {
-                const Fiber &o = g->fibers[j];
-                if (o.state == AT_WARP && o.wkind == W_ACTIVE && o.bar_line == f.bar_line &&
-                    o.bar_file == f.bar_file)
-                    group |= 1u << (j - w);
-            }
-            for (unsigned j = i; j < end; ++j)
-                if (group >> (j - w) & 1u) {
-                    g->fibers[j].amask = group;
-                    g->fibers[j].state = READY;
-                }
-            moved = true;
-        }
         int stuck = -1, blocker = -1, clash = -1;
         for (unsigned i = w; i < end; ++i) {
             Fiber &f = g->fibers[i];
@@ -843,6 +825,27 @@ static bool release_warps() {
                 o.state = READY;
             }
             moved = true;
+        }
+        // __activemask(): one group per call site, once no group of primitives can go on (lanes
+        // still on their way from a branch join the others there first, as a GPU reconverges)
+        if (!moved) {
+            for (unsigned i = w; i < end; ++i) {
+                Fiber &f = g->fibers[i];
+                if (f.state != AT_WARP || f.wkind != W_ACTIVE) continue;
+                unsigned group = 0;
+                for (unsigned j = i; j < end; ++j) {
+                    const Fiber &o = g->fibers[j];
+                    if (o.state == AT_WARP && o.wkind == W_ACTIVE && o.bar_line == f.bar_line &&
+                        o.bar_file == f.bar_file)
+                        group |= 1u << (j - w);
+                }
+                for (unsigned j = i; j < end; ++j)
+                    if (group >> (j - w) & 1u) {
+                        g->fibers[j].amask = group;
+                        g->fibers[j].state = READY;
+                    }
+                moved = true;
+            }
         }
         if (moved) { released = true; continue; }
         Fiber &a = g->fibers[clash >= 0 ? clash : stuck], &b = g->fibers[blocker];

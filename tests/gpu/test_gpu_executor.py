@@ -377,6 +377,12 @@ extern "C" __global__ void aggregated(const int* v, int* first_bad, int* count, 
     const unsigned peers = __match_any_sync(0xffffffffu, i < n ? v[i] : 0);
     if (i < n) atomicAdd(&lanes[n], __popc(peers) == 32);
 }
+// Half the warp shuffles in a branch, then the whole warp asks which lanes are active.
+extern "C" __global__ void active_after_branch(unsigned* out) {
+    int x = threadIdx.x;
+    if (threadIdx.x % 32 < 16) x = __shfl_xor_sync(0x0000ffffu, x, 1);
+    out[threadIdx.x] = __activemask() + 0u * x;
+}
 // A full mask in a branch half the warp skips, those lanes waiting at __syncthreads().
 extern "C" __global__ void full_mask_in_branch(float* out) {
     float x = threadIdx.x;
@@ -425,6 +431,12 @@ def test_primitives_in_a_divergent_branch_see_the_lanes_of_their_mask(warp_masks
     # after the branch the whole warp matches again: warps 0 and 1 (ids all 1 but two lanes),
     # warp 2 (lanes 64-69 live, 70-95 compare 0): no warp has 32 equal values
     assert lanes[n] == 0
+
+
+def test_activemask_after_a_branch_sees_the_warp_reconverged(warp_masks):
+    out = np.zeros(64, np.uint32)
+    warp_masks.get_function("active_after_branch")((1,), (64,), (out,))
+    assert out.tolist() == [0xFFFFFFFF] * 64
 
 
 def test_a_full_mask_in_a_branch_skipped_by_half_the_warp_is_reported(warp_masks):
