@@ -204,6 +204,9 @@ static inline int signbit(double __x) { return __builtin_signbit(__x); }
 // parameter is const and never written (the compiler checks both), __maxnreg__ caps registers.
 #define __grid_constant__
 #define __maxnreg__(...)
+// NVRTC's (clang's) optimisation hint: the expression is not evaluated, and a false one is
+// undefined behaviour, which the executor need not judge.
+#define __builtin_assume(...) ((void)sizeof((__VA_ARGS__)))
 #define __constant__ static const
 // Function-local statics of the section "andrea_shared" are one block's shared memory; the
 // executor fills the whole section with 0xFF bytes (NaN as float) before every block so that a

@@ -330,13 +330,15 @@ def test_a_large_launch_is_race_checked_up_to_a_budget(monkeypatch):
 
 #: Declarations production kernels write that NVRTC compiles and the executor once refused:
 #: __grid_constant__ parameters, __maxnreg__, __align__ among a __shared__ array's specifiers
-#: (an alignas there is an error), and a kernel template beside the extern "C" entry point.
+#: (an alignas there is an error), a kernel template beside the extern "C" entry point, and
+#: __builtin_assume (refused as a reserved name the checker lacked).
 QUALIFIERS = r"""
 template <int BLOCK> __global__ void __launch_bounds__(BLOCK) scale_t(float* o) { o[0] *= BLOCK; }
 template __global__ void scale_t<128>(float*);
 extern "C" __global__ void __maxnreg__(64) quals(const float* __restrict__ in, float* out,
                                                   const __grid_constant__ int n) {
     __shared__ __align__(16) float tile[2][33];
+    __builtin_assume(n <= 33);
     for (int i = threadIdx.x; i < n; i += blockDim.x) tile[0][i] = in[i];
     __syncthreads();
     for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = 2.0f * tile[0][n - 1 - i];
@@ -352,6 +354,8 @@ def test_production_qualifiers_build_and_run():
     except NvrtcUnavailable:
         pass
     assert kernel_names(QUALIFIERS) == ["quals"]
+    from andrea_gpu.host import check_names
+    check_names(QUALIFIERS, "quals.cu")   # no name only one compiler declares
     x, y = np.arange(20, dtype=np.float32), np.zeros(20, dtype=np.float32)
     Module(QUALIFIERS, "quals.cu").get_function("quals")((1,), (32,), (x, y, np.int32(20)))
     np.testing.assert_array_equal(y, 2 * x[::-1])
