@@ -98,7 +98,8 @@ _CONDITIONALS = frozenset({"if", "ifdef", "ifndef", "elif"})
 _ALLOWED_PRAGMAS = ("unroll", "once", "nounroll")
 _FORBIDDEN_WORDS = re.compile(r"\b(__has_include|__has_include_next|_Pragma|__pragma|asm|__asm|"
                               r"__asm__|__builtin_FILE|__builtin_LINE|no_sanitize\w*|"
-                              r"__no_sanitize\w*|\w*disable_sanitizer_instrumentation\w*)\b")
+                              r"__no_sanitize\w*|\w*disable_sanitizer_instrumentation\w*|"
+                              r"\w*vector_size\w*|\w*scalar_storage_order\w*)\b")
 
 
 class SubmissionError(ValueError):
@@ -363,6 +364,9 @@ def _compiled_lines(text: str) -> list[tuple[int, str]]:
     out, stack = [], []  # stack: per open region, whether it is known to be skipped
     for num, line in _logical_lines(text):
         dname, rest = _directive(line)
+        if dname in ("if", "ifdef", "ifndef", "elif") and not any(r[0] for r in stack[
+                :len(stack) - (dname == "elif")]):
+            out.append((num, line))  # its condition is read by both compilers
         if dname in ("if", "ifdef", "ifndef"):
             m = _IFDEF.fullmatch(f"{dname} {rest}")
             value = None
@@ -389,6 +393,49 @@ def _compiled_lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
+#: Attributes both compilers honour alike (`__attribute__((...))` and `[[...]]`): NVRTC ignores
+#: others with a warning that g++ applies (`vector_size`, `gnu::packed`, `transparent_union`
+#: change a type's size for g++ only), so a kernel's `sizeof` would tell the two apart.
+ALLOWED_ATTRIBUTES = frozenset({
+    "aligned", "packed", "noinline", "always_inline", "unused", "noreturn", "nodiscard",
+    "maybe_unused", "fallthrough", "deprecated", "likely", "unlikely", "carries_dependency"})
+
+
+def _attributes(code: str):
+    """(offset, name) of each attribute named in `__attribute__((...))` or `[[...]]` of `code`
+    (a `[[using NS: ...]]` or `NS::name` attribute is given whole)."""
+    for m in re.finditer(r"\b__attribute__\s*\(\s*\(|\[\s*\[", code):
+        closing = ")" if m.group(0).startswith("_") else "]"
+        depth, i, start = 0, m.end(), m.end()
+        while i < len(code):
+            c = code[i]
+            if c in "([":
+                depth += 1
+            elif c in ")]":
+                if depth == 0:
+                    break
+                depth -= 1
+            i += 1
+        inner, depth, item = code[start:i], 0, []
+        items = []
+        for c in inner + ",":
+            if c in "([":
+                depth += 1
+            elif c in ")]":
+                depth -= 1
+            if c == "," and depth == 0:
+                items.append("".join(item))
+                item = []
+            else:
+                item.append(c)
+        for it in items:
+            head = re.match(r"\s*((?:using\s+)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*|\s*:)?)",
+                            it)
+            if head:
+                name = re.sub(r"\s+", " ", head.group(1)).strip()
+                yield m.start(), name.strip("_") if closing == ")" else name
+
+
 def _name_scan(text: str) -> tuple[list, list[str]]:
     """Names a kernel may not use because the two compilers do not declare them alike
     (executor/names.py): one NVRTC declares and the executor does not (`tex1Dfetch`, the
@@ -401,7 +448,15 @@ def _name_scan(text: str) -> tuple[list, list[str]]:
     only, allowed = host_names.nvrtc_only(), host_names.allowed_reserved()
     macros = host_macros.refused()
     out, gap = [], []
-    for num, line in _compiled_lines(text):
+    compiled = _compiled_lines(text)
+    joined = "\n".join(_STRINGS.sub('""', "".join(
+        c for i, c in enumerate(line) if not (c == "'" and _digit_separator(line, i))))
+        for _, line in compiled)
+    for at, attr in _attributes(joined):  # an attribute may span lines
+        if attr not in ALLOWED_ATTRIBUTES:
+            num = compiled[joined.count("\n", 0, at)][0]
+            out.append((num, Said(F.MSG_ATTRIBUTE, word=attr)))
+    for num, line in compiled:
         line = "".join(c for i, c in enumerate(line)
                        if not (c == "'" and _digit_separator(line, i)))
         code = _STRINGS.sub('""', line)

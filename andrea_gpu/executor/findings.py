@@ -162,6 +162,10 @@ MSG_RESERVED_NAME = ("'{word}' is a reserved name (names that begin with two und
                      "an underscore and a capital letter, belong to the compiler and to CUDA) that "
                      "the grader's CPU checker and the GPU's compiler do not declare alike: a "
                      "kernel may use only the CUDA API both provide (rename yours)")
+MSG_ATTRIBUTE = ("attribute '{word}' is not one the grader's CPU checker and the GPU's compiler "
+                 "honour alike (NVRTC ignores it where g++ applies it): a kernel may use aligned, "
+                 "packed, noinline, always_inline, unused, noreturn and the standard [[...]] "
+                 "attributes")
 MSG_FORBIDDEN_PRAGMA = "#pragma {pragma} is not allowed (only #pragma unroll and #pragma once are)"
 
 # --- the contract's rule for out-of-range ids, checked after each launch (andrea_gpu/host.py)

@@ -216,9 +216,11 @@ static inline int signbit(double __x) { return __builtin_signbit(__x); }
 
 // ----------------------------------------------------------------------------- vector types
 struct uint3 { unsigned int x, y, z; };
-struct dim3 {
+struct dim3 {  // as CUDA's vector_types.h has it
     unsigned int x, y, z;
-    dim3(unsigned int x_ = 1, unsigned int y_ = 1, unsigned int z_ = 1) : x(x_), y(y_), z(z_) {}
+    constexpr dim3(unsigned int x_ = 1, unsigned int y_ = 1, unsigned int z_ = 1) : x(x_), y(y_), z(z_) {}
+    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+    constexpr operator uint3() const { return uint3{x, y, z}; }
 };
 #define ANDREA_VEC2(T, N, A) struct alignas(A) N { T x, y; }; \
     static inline N make_##N(T x, T y) { N v; v.x = x; v.y = y; return v; }
@@ -731,3 +733,7 @@ float cyl_bessel_i1f(float);
 #define __no_sanitize_thread__ andrea_refused_attribute
 #define disable_sanitizer_instrumentation andrea_refused_attribute
 #define __disable_sanitizer_instrumentation__ andrea_refused_attribute
+// Attributes g++ applies and NVRTC ignores, which change a type's layout (host.check_names refuses
+// them as written; pasted together they become this unknown attribute, ignored as NVRTC does).
+#define vector_size andrea_refused_attribute
+#define scalar_storage_order andrea_refused_attribute

@@ -98,31 +98,70 @@ def _type_probe() -> tuple[list[str], str]:
 def test_calls_have_the_same_result_types_for_both_compilers(tmp_path):
     """overload_abs_float.cu's family: `abs(-0.5f)` was an int for the executor (the C
     library's abs) and a float for NVRTC. Every call of _MATH has the same result type (or is
-    no call at all) for both, read back from NVRTC's PTX and from g++'s object."""
-    import re
-    import subprocess
-
-    from andrea_gpu.executor.macros import _nvrtc_ptx
-    B = importlib.import_module("andrea_gpu.executor.build")
+    no call at all) for both, read back from NVRTC's PTX and from a g++ build."""
     calls, probe = _type_probe()
-    ptx, log = _nvrtc_ptx(probe)
-    assert ptx is not None, log
-    found = re.search(r"\.b(8|32) andrea_types\[\d+\] = \{([\d, ]*)\}", ptx)
-    nv = [int(x) for x in found.group(2).split(",")]
-    if found.group(1) == "8":  # bytes, little-endian
-        nv = [int.from_bytes(bytes(nv[i:i + 4]), "little") for i in range(0, len(nv), 4)]
-    src = tmp_path / "probe.cpp"
-    src.write_text(f'#include "{B.PRELUDE}"\n{B.DEVICE_MACROS}' + probe
-                   + "int main() { for (int v : andrea_types) printf(\"%d \", v); }\n")
-    exe = tmp_path / "probe"
-    subprocess.run(["g++", *B.unit_flags(checked=False), "-o", str(exe), str(src), "-lm"],
-                   check=True, capture_output=True)
-    ex = [int(x) for x in subprocess.run([str(exe)], capture_output=True, text=True,
-                                         check=True).stdout.split()]
+    nv, ex = _nvrtc_ints(probe, "andrea_types"), _executor_ints(probe, "andrea_types", tmp_path)
     assert len(nv) == len(ex) == len(calls)
     assert sum(v != 0 for v in nv) > len(calls) // 2  # the probe does call things
     differ = [(c, n, e) for c, n, e in zip(calls, nv, ex) if n != e]
     assert not differ, f"(call, NVRTC's type, the executor's): {differ}"
+
+
+_VECTORS = [f"{t}{n}" for t in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+                                  "longlong", "ulonglong", "float", "double") for n in (1, 2, 3, 4)]
+_VECTORS += [f"{t}4_{a}a" for t in ("long", "ulong", "longlong", "ulonglong", "double")
+             for a in (16, 32)]
+#: Expressions on CUDA's types whose value (or whether they compile) a kernel could branch on.
+_FACTS = ([f"sizeof({v})" for v in _VECTORS] + [f"alignof({v})" for v in _VECTORS]
+          + ["sizeof(dim3)", "sizeof(uint3)", "sizeof(size_t)", "sizeof(ptrdiff_t)",
+             "sizeof(va_list)", "sizeof(clock_t)", "sizeof(warpSize)", "sizeof(threadIdx.x)",
+             "sizeof(dim3(uint3{1, 2, 3}))", "sizeof((uint3)dim3(1))", "dim3().y",
+             "dim3(uint3{4, 5, 6}).z", "sizeof(make_float4(0, 0, 0, 0))",
+             "sizeof(make_uint3(0, 0, 0))", "sizeof(std::initializer_list<int>)"])
+
+
+def _fact_probe() -> str:
+    """Each fact's value in one array (each must compile for both: one that does not for the
+    executor fails the test with g++'s error)."""
+    return ('extern "C" __device__ const int andrea_facts[] = {'
+            + ", ".join(f"(int)({e})" for e in _FACTS) + "};\n")
+
+
+def _nvrtc_ints(src: str, array: str) -> list[int]:
+    import re
+
+    from andrea_gpu.executor.macros import _nvrtc_ptx
+    ptx, log = _nvrtc_ptx(src)
+    assert ptx is not None, log
+    found = re.search(rf"\.b(8|32) {array}\[\d+\] = \{{([\d, ]*)\}}", ptx)
+    nv = [int(x) for x in found.group(2).split(",")]
+    if found.group(1) == "8":  # bytes, little-endian
+        nv = [int.from_bytes(bytes(nv[i:i + 4]), "little") for i in range(0, len(nv), 4)]
+    return nv
+
+
+def _executor_ints(src: str, array: str, tmp_path) -> list[int]:
+    import subprocess
+    B = importlib.import_module("andrea_gpu.executor.build")
+    f = tmp_path / f"{array}.cpp"
+    f.write_text(f'#include "{B.PRELUDE}"\n{B.DEVICE_MACROS}' + src
+                 + f"int main() {{ for (int v : {array}) printf(\"%d \", v); }}\n")
+    exe = tmp_path / array
+    subprocess.run(["g++", *B.unit_flags(checked=False), "-o", str(exe), str(f), "-lm"],
+                   check=True, capture_output=True)
+    return [int(x) for x in subprocess.run([str(exe)], capture_output=True, text=True,
+                                           check=True).stdout.split()]
+
+
+@needs_nvrtc
+def test_cudas_types_have_the_same_sizes_and_members_for_both_compilers(tmp_path):
+    """sizeof and alignof of every vector type, dim3's constructors and conversion, the
+    built-ins' types: the same value (or the same refusal) for both compilers."""
+    src = _fact_probe()
+    nv, ex = _nvrtc_ints(src, "andrea_facts"), _executor_ints(src, "andrea_facts", tmp_path)
+    assert len(nv) == len(ex) == len(_FACTS)
+    differ = [(e, n, x) for e, n, x in zip(_FACTS, nv, ex) if n != x]
+    assert not differ, f"(expression, NVRTC's value, the executor's): {differ}"
 
 
 # ----------------------------------------------------------------------------- the attacks
@@ -132,7 +171,9 @@ JUDGED = ["host_declaration_branch.cu", "libc_name_sfinae.cu", "std_complete_typ
           "overload_abs_float.cu"]
 #: Refused before any compile: {file: (lines, what the message says)}.
 REFUSED = {"reserved_name_probe.cu": ((13, 14, 18), "is a reserved name"),
-           "nvrtc_only_overload.cu": ((12, 14), "does not provide")}
+           "nvrtc_only_overload.cu": ((12, 14), "does not provide"),
+           "attribute_vector_size.cu": ((11,), "'vector_size' is not allowed"),
+           "has_builtin_probe.cu": ((9,), "'__has_builtin' is a reserved name")}
 
 
 def test_every_name_attack_is_in_the_corpus_and_says_what_it_does():
@@ -166,7 +207,7 @@ def test_a_kernel_naming_what_only_one_compiler_declares_is_refused(name):
     lines, says = REFUSED[name]
     with pytest.raises(SubmissionError, match=r"was refused") as exc:
         load_kernel_submission(CORPUS / name, backend="cpu")
-    for line in lines:
+    for line in lines:  # (check_includes, before any compiler, or check_names, after NVRTC)
         assert f"{name}:{line}: error: " in exc.value.log, exc.value.log
     assert says in exc.value.log
     ok, log = compile_kernel_source(CORPUS / name)  # andrea-conform and the grader alike
@@ -180,7 +221,8 @@ HONEST = r"""
 #include <cstdio>
 // Honest code that meets the names: locals named like CUDA functions (norm, any, y0, clock),
 // NULL, size_t, printf under a flag, math overloads, a brace list, std::move.
-__device__ float andrea_scale(float v) {
+struct __attribute__((aligned(16))) andrea_pair { float a, b; };
+[[nodiscard]] __device__ __attribute__((always_inline)) inline float andrea_scale(float v) {
     float norm = fabsf(v) + abs(-0.0f) + sqrt(1.0f) - 1.0f;  // a local hides ::norm alike
     bool any = norm >= 0.0f;
     int y0 = 0, clock = 0;
@@ -221,3 +263,21 @@ def test_honest_kernels_that_meet_the_names_compile_and_compute_right(tmp_path):
     bad = np.array([2 ** 31 - 1], np.int32)
     k((1,), (32,), (table, ids, out, np.int32(2), np.int32(3), np.int32(4), bad))
     assert np.array_equal(out, table[ids]) and bad[0] == 2 ** 31 - 1
+
+
+def test_a_pasted_layout_attribute_is_ignored_as_nvrtc_ignores_it():
+    """`int __attribute__((vector_size(16)))` pasted together escapes the written-attribute
+    check; the prelude makes the pasted name an unknown attribute, which g++ ignores as NVRTC
+    ignores vector_size: an int for both (test_gpu_kernel_hostile.py: no_sanitize alike)."""
+    from andrea_gpu.executor import Module
+    src = ("#define CAT(a, b) a##b\n"
+           "typedef int andrea_v4 CAT(_, _attribute__)((CAT(vector_, size)(16)));\n"
+           'extern "C" __global__ void k(int* o) {\n'
+           "    if (threadIdx.x == 0) o[0] = (int)sizeof(andrea_v4);\n}\n")
+    if _nvrtc_loads():
+        res = nvrtc.compile_source(src + 'static_assert(sizeof(andrea_v4) == sizeof(int), "");\n',
+                                   "pasted.cu")
+        assert res.ok, res.log
+    out = np.zeros(1, np.int32)
+    Module(src, "pasted.cu").get_function("k")((1,), (32,), (out,))
+    assert out[0] == 4
