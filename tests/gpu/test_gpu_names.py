@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from andrea_gpu import nvrtc
-from andrea_gpu.executor import KernelError
 from andrea_gpu.host import nvrtc_headers
 from andrea_gpu.submission import SubmissionError, compile_kernel_source, load_kernel_submission
 from tests.attacks import CORPUS
+from tests.gpu.branching import gpu_branch_finding
 
 names = importlib.import_module("andrea_gpu.executor.names")
 
@@ -190,15 +190,7 @@ def test_a_kernel_that_asks_which_names_exist_is_judged_as_a_gpu_runs_it(name):
                                    name, headers=nvrtc_headers())
         assert gpu.ok, gpu.log
     sub = load_kernel_submission(CORPUS / name, backend="cpu")
-    found = None
-    try:
-        for _ in range(3):  # launch shapes: grid 1 (one block), then several blocks
-            gt, gp = sub.embed_backward(np.zeros((2, 20), np.int64),
-                                        np.ones((2, 20, 3), np.float32), 2, 20)
-            if not (np.all(gp == 2) and np.all(gt[0] == 40)):
-                found = "wrong gradient"
-    except KernelError as exc:
-        found = str(exc)
+    found = gpu_branch_finding(sub)
     assert found is not None, "the executor ran the branch a GPU does not"
 
 
