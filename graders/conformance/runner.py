@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib
+import importlib.abc
 import importlib.util
 import os
 import posixpath
@@ -32,6 +33,7 @@ from spec import Spec
 from . import replay, results
 from .assertions import call_repr, mutation, seed_of
 from .faults import ImplementationFault
+from .hints import KERNEL_HOST_CODE, host_code_in_log
 from .outcome import Cause, FaultKind, Status
 from .profiles import DEFAULT_PROFILE, use_profile
 from .notes import exception_message, raised_cell
@@ -300,7 +302,6 @@ class _WrittenModules:
     def find_spec(self, fullname, path=None, target=None):
         if fullname not in self.modules:
             return None
-        import importlib.util
 
         origin = os.path.join(self.folder, fullname + ".py")
         return importlib.util.spec_from_file_location(
@@ -311,13 +312,7 @@ class _WrittenModules:
             sys.meta_path.remove(self)
 
 
-def _written_loader_base():
-    import importlib.abc
-
-    return importlib.abc.SourceLoader
-
-
-class _WrittenLoader(_written_loader_base()):
+class _WrittenLoader(importlib.abc.SourceLoader):
     def __init__(self, name: str, origin: str, text: str):
         self.name, self.origin, self.text = name, origin, text
 
@@ -341,8 +336,6 @@ def install_written_modules(folder: Path, written: dict) -> _WrittenModules:
     _IMPORT_RULES.append(finder)
     return finder
 
-
-from .hints import KERNEL_HOST_CODE, host_code_in_log  # noqa: E402
 
 KERNEL_LOG_LIMIT = 4000     # andrea_gpu.worker_loader.LOG_LIMIT: what the grader keeps of a log
 
